@@ -1,0 +1,36 @@
+// The benchmark applications: each is a pipeline written in the DSL exactly to
+// ../shared/benchmarks.md, with its sizes and synthetic inputs.
+#pragma once
+
+#include "trapeze/pipeline.h"
+#include "trapeze/runtime.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace trapeze::apps {
+
+struct App {
+  std::string name;        ///< "unsharp"
+  std::string description; ///< one line
+  /// Builds the pipeline (with its parameter defaults set to the default size).
+  std::function<Pipeline()> build;
+  /// Parameter values: the papers' size, and a small size for tests.
+  ParamValues default_size;
+  ParamValues small_size;
+  /// Deterministic synthetic inputs for bound parameters.
+  std::function<BufferMap(const Pipeline&, const ParamValues&)> make_inputs;
+  /// Parameter values that give the pipeline an image of rows x cols
+  /// (used for --input PNG files and odd test sizes).
+  std::function<ParamValues(std::int64_t rows, std::int64_t cols)> size_for_image;
+  /// Largest allowed |jit - interpreter| / max(1, |interpreter|) for float outputs.
+  double tolerance = 1e-4;
+};
+
+/// All apps, in the order of the benchmark suite.
+const std::vector<App>& all_apps();
+/// The app of this name; throws trapeze::Error listing the names if none.
+const App& find_app(const std::string& name);
+
+} // namespace trapeze::apps

@@ -1,0 +1,22 @@
+// The list of apps. Each app file defines one function returning its App.
+#include "app.h"
+
+#include "trapeze/error.h"
+
+namespace trapeze::apps {
+
+const std::vector<App>& all_apps() {
+  static const std::vector<App> apps = {};
+  return apps;
+}
+
+const App& find_app(const std::string& name) {
+  std::string names;
+  for (const App& a : all_apps()) {
+    if (a.name == name) return a;
+    names += (names.empty() ? "" : ", ") + a.name;
+  }
+  throw Error("no app named '" + name + "'; the apps are: " + names);
+}
+
+} // namespace trapeze::apps

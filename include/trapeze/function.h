@@ -1,0 +1,128 @@
+// Stages and inputs of a pipeline: the contents behind the DSL's Func and Image.
+//
+// A Function is created when the user declares a Func (name, variables,
+// domain, element type) and receives its definition exactly once. After that
+// it never changes, so a Pipeline can share it.
+//
+// Domain semantics: a stage is defined on its domain, a box whose bounds are
+// inclusive and affine in the parameters. A definition is either
+//  * a list of cases (condition, value), tried in order, plus a default value
+//    for the points no case covers ("pure" = no cases, only the default), or
+//  * a reduction: every point starts at `init`; then, for every point of the
+//    reduction domain in lexicographic order (first variable outermost), each
+//    update in turn combines its value into the element at its target index.
+//    A target index is clamped into the stage's domain.
+#pragma once
+
+#include "trapeze/expr.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trapeze {
+
+/// An inclusive range [lo, hi] whose bounds are affine in the parameters.
+struct Interval {
+  Interval() = default;
+  Interval(Expr lo_, Expr hi_) : lo(std::move(lo_)), hi(std::move(hi_)) {}
+  Expr lo, hi;
+};
+
+namespace ir {
+
+/// One case of a definition: where `condition` holds, the value is `value`.
+struct Case {
+  Expr condition; ///< bool
+  Expr value;     ///< of the stage's type
+};
+
+enum class ReduceOp : std::uint8_t { Sum, Min, Max };
+/// "sum", "min", "max".
+const char* reduce_op_name(ReduceOp op);
+
+/// One update of a reduction: stage(target) = op(stage(target), value).
+struct ReductionUpdate {
+  std::vector<Expr> target; ///< one index per stage dimension; clamped into the domain
+  ReduceOp op = ReduceOp::Sum;
+  Expr value; ///< of the stage's type
+};
+
+struct Reduction {
+  std::vector<std::string> rvars; ///< reduction variables, outermost first
+  std::vector<Interval> rdom;     ///< their ranges, inclusive, affine in the parameters
+  Expr init;                      ///< over the stage's variables
+  std::vector<ReductionUpdate> updates;
+};
+
+struct Definition {
+  std::vector<Case> cases;
+  Expr otherwise; ///< the default value (the whole definition when there are no cases)
+  std::optional<Reduction> reduction;
+  bool is_reduction() const { return reduction.has_value(); }
+};
+
+/// A stage: the contents of a DSL Func.
+class Function {
+public:
+  Function(std::string name, ScalarType type, std::vector<std::string> vars,
+           std::vector<Interval> domain, SourceLocation declared_at);
+
+  const std::string& name() const { return name_; }
+  ScalarType type() const { return type_; }
+  const std::vector<std::string>& vars() const { return vars_; }
+  const std::vector<Interval>& domain() const { return domain_; }
+  int dimensions() const { return static_cast<int>(vars_.size()); }
+  SourceLocation declared_at() const { return declared_at_; }
+  SourceLocation defined_at() const { return defined_at_; }
+
+  bool has_definition() const { return defined_; }
+  const Definition& definition() const;
+
+  /// Sets the definition (once). Checks value types against the stage type
+  /// (constants are converted; anything else must match exactly), that case
+  /// conditions are bool, that expressions use only this stage's variables
+  /// (and, for a reduction, its reduction variables), and that the definition
+  /// does not read this stage back through any chain of stages (a cycle).
+  /// Throws trapeze::Error naming the stage on any violation.
+  void define(Definition def, SourceLocation where);
+
+  /// "'blurx' (declared at unsharp.cpp:12)": how error messages name a stage.
+  std::string describe() const;
+
+private:
+  std::string name_;
+  ScalarType type_;
+  std::vector<std::string> vars_;
+  std::vector<Interval> domain_;
+  SourceLocation declared_at_;
+  SourceLocation defined_at_;
+  bool defined_ = false;
+  Definition definition_;
+};
+
+/// An input image of the pipeline: element type and extents (affine in the
+/// parameters). Its domain is [0, extent-1] in every dimension; the last
+/// dimension is contiguous in memory.
+class InputImage {
+public:
+  InputImage(std::string name, ScalarType type, std::vector<Expr> extents,
+             SourceLocation declared_at);
+  const std::string& name() const { return name_; }
+  ScalarType type() const { return type_; }
+  const std::vector<Expr>& extents() const { return extents_; }
+  int dimensions() const { return static_cast<int>(extents_.size()); }
+  /// The domain as intervals [0, extent-1].
+  std::vector<Interval> domain() const;
+  SourceLocation declared_at() const { return declared_at_; }
+  std::string describe() const;
+
+private:
+  std::string name_;
+  ScalarType type_;
+  std::vector<Expr> extents_;
+  SourceLocation declared_at_;
+};
+
+} // namespace ir
+} // namespace trapeze

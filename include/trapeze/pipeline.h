@@ -1,0 +1,98 @@
+// A pipeline: the DAG of stages reachable from its outputs.
+#pragma once
+
+#include "trapeze/buffer.h"
+#include "trapeze/dsl.h"
+#include "trapeze/function.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trapeze {
+
+/// A run-time value of one parameter.
+struct ParamValue {
+  ParamValue() = default;
+  ParamValue(int v) : is_float(false), i(v), f(v) {}
+  ParamValue(std::int64_t v) : is_float(false), i(v), f(static_cast<double>(v)) {}
+  ParamValue(double v) : is_float(true), i(static_cast<std::int64_t>(v)), f(v) {}
+  bool is_float = false;
+  std::int64_t i = 0;
+  double f = 0;
+};
+using ParamValues = std::map<std::string, ParamValue>;
+
+/// A declared parameter of a pipeline.
+struct ParamInfo {
+  std::string name;
+  ScalarType type = ScalarType::Int64;
+  bool has_default = false;
+  ParamValue default_value;
+};
+
+class Pipeline {
+public:
+  /// Collects every stage and input reachable from `outputs`, checks that
+  /// every stage is defined and that names are unique, and orders the stages
+  /// topologically (producers first; deterministic). Throws trapeze::Error.
+  explicit Pipeline(const std::vector<Func>& outputs, std::string name = "pipeline");
+  Pipeline(const std::vector<ir::FunctionPtr>& outputs, std::string name);
+
+  const std::string& name() const { return name_; }
+  /// All stages, producers before consumers.
+  const std::vector<ir::FunctionPtr>& stages() const { return stages_; }
+  const std::vector<ir::FunctionPtr>& outputs() const { return outputs_; }
+  /// Input images in order of first use.
+  const std::vector<ir::InputImagePtr>& inputs() const { return inputs_; }
+  /// Parameters, sorted by name.
+  const std::vector<ParamInfo>& params() const { return params_; }
+
+  bool is_output(const ir::Function& f) const;
+  /// The stage with this name; throws trapeze::Error if there is none.
+  const ir::FunctionPtr& stage(std::string_view name) const;
+  const ir::InputImagePtr& input(std::string_view name) const;
+  /// The stages that read `f` (in topological order).
+  std::vector<ir::FunctionPtr> consumers(const ir::Function& f) const;
+  /// The stages and images `f` reads, each once, in order of first access.
+  std::vector<ir::FunctionPtr> producer_stages(const ir::Function& f) const;
+  std::vector<ir::InputImagePtr> producer_inputs(const ir::Function& f) const;
+
+  /// Default parameter values (used by `trapeze run` when a value is not given).
+  void set_default(const std::string& param, ParamValue value);
+  /// `given` completed with the defaults; throws if a parameter has neither,
+  /// or if a value of the wrong kind (float for an int64 parameter) is given.
+  ParamValues bind(const ParamValues& given) const;
+
+private:
+  std::string name_;
+  std::vector<ir::FunctionPtr> stages_;
+  std::vector<ir::FunctionPtr> outputs_;
+  std::vector<ir::InputImagePtr> inputs_;
+  std::vector<ParamInfo> params_;
+};
+
+/// Evaluates an int64 expression of parameters and constants (a bound or an
+/// extent); throws trapeze::Error naming `what` if a parameter is missing or
+/// the expression refers to a variable.
+std::int64_t evaluate_int(const Expr& e, const ParamValues& params, std::string_view what = {});
+
+/// A box of concrete inclusive bounds, one [lo, hi] per dimension.
+struct Box {
+  std::vector<std::int64_t> lo, hi;
+  int dimensions() const { return static_cast<int>(lo.size()); }
+  bool empty() const;
+  std::int64_t extent(int d) const {
+    return hi[static_cast<std::size_t>(d)] - lo[static_cast<std::size_t>(d)] + 1;
+  }
+  /// "[0, 2] x [2, 65]".
+  std::string str() const;
+};
+
+/// The concrete domain of a stage or an input for bound parameter values.
+Box concrete_domain(const ir::Function& f, const ParamValues& params);
+Box concrete_domain(const ir::InputImage& image, const ParamValues& params);
+
+} // namespace trapeze

@@ -1,0 +1,75 @@
+// Running a pipeline: argument checking, the reference interpreter, and the
+// JIT (generated C++ compiled by the system compiler and loaded with dlopen).
+#pragma once
+
+#include "trapeze/buffer.h"
+#include "trapeze/pipeline.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace trapeze {
+
+/// Buffers by input or output name.
+using BufferMap = std::map<std::string, Buffer>;
+
+/// The buffer an output stage is written to: its extents are those of the
+/// stage's domain, and element (i0, i1, ...) holds the point (lo0+i0, lo1+i1, ...).
+Buffer allocate_output(const Pipeline& p, const ir::Function& output, const ParamValues& bound);
+BufferMap allocate_outputs(const Pipeline& p, const ParamValues& bound);
+
+/// Checks a run's arguments: every parameter bound, every domain non-empty,
+/// every input and output present with the right element type and extents,
+/// and every affine access inside its producer's domain. Throws trapeze::Error
+/// naming the parameter, buffer, or stage and access.
+void check_arguments(const Pipeline& p, const ParamValues& bound, const BufferMap& inputs,
+                     const BufferMap& outputs);
+
+/// The reference interpreter: evaluates every stage over its full domain, in
+/// topological order, exactly as expr.h and function.h define. The oracle of
+/// every correctness test.
+BufferMap interpret(const Pipeline& p, const ParamValues& params, const BufferMap& inputs);
+
+/// How the JIT compiles. Empty fields take the defaults shown.
+struct CompileOptions {
+  std::string compiler; ///< $CXX, else "c++"
+  std::string flags;    ///< $TRAPEZE_CXXFLAGS, else "-O3 -march=native -fopenmp"
+  std::string
+      cache_dir; ///< $TRAPEZE_CACHE_DIR, else $XDG_CACHE_HOME/trapeze, else ~/.cache/trapeze
+  std::uint64_t cache_limit_bytes = 512ull << 20; ///< least recently used entries go first
+};
+
+/// A compiled pipeline. Cheap to copy; run() is thread-safe and may be called
+/// from several threads at once.
+class CompiledPipeline {
+public:
+  struct Impl;
+  CompiledPipeline() = default;
+  explicit CompiledPipeline(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+  /// Runs on the given buffers (checked with check_arguments first).
+  /// threads <= 0 means OpenMP's default.
+  void run(const ParamValues& params, const BufferMap& inputs, BufferMap& outputs,
+           int threads = 0) const;
+  /// Allocates the outputs, runs, and returns them.
+  BufferMap run(const ParamValues& params, const BufferMap& inputs, int threads = 0) const;
+
+  /// The generated C++ source.
+  const std::string& source() const;
+  /// Path of the loaded shared object (in the cache).
+  const std::string& library_path() const;
+  /// True if the shared object came from the cache without compiling.
+  bool from_cache() const;
+
+private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Generates C++ for the pipeline, compiles (or finds it in the cache), loads it.
+/// A failed compile throws trapeze::Error with the compiler's message and the
+/// path of the kept source.
+CompiledPipeline compile(const Pipeline& p, const CompileOptions& options = {});
+
+} // namespace trapeze

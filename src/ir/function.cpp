@@ -1,0 +1,252 @@
+// Stages and inputs, and the checks made when a stage receives its definition.
+#include "trapeze/function.h"
+
+#include "trapeze/ir_visitor.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace trapeze::ir {
+
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum: return "sum";
+  case ReduceOp::Min: return "min";
+  case ReduceOp::Max: return "max";
+  }
+  TRAPEZE_ASSERT(false, "unknown ReduceOp");
+}
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+void check_name(const std::string& what, const std::string& name, SourceLocation where) {
+  if (!is_identifier(name))
+    throw Error(what + " name '" + name + "' (at " + where.str() +
+                ") is not an identifier: use letters, digits and '_', not starting with a digit");
+}
+
+// A bound or an extent: an integer expression of parameters and constants.
+void check_param_expression(const Expr& e, const std::string& context) {
+  if (!e.defined()) throw Error(context + " is undefined");
+  if (!is_integer(e.type()) || e.type() == ScalarType::Bool)
+    throw Error(context + " is " + std::string(type_name(e.type())) + " (" + to_string(e) +
+                "); it must be an integer expression of int64 parameters and constants");
+  for_each_node(e, [&](const Expr& n) {
+    if (const auto* v = n.as<VarRef>())
+      throw Error(context + " uses the variable '" + v->name + "' (" + to_string(e) +
+                  "); bounds may use only parameters and constants");
+    if (const auto* a = n.as<Access>())
+      throw Error(context + " reads '" + a->producer_name() + "' (" + to_string(e) +
+                  "); bounds may use only parameters and constants");
+    if (const auto* p = n.as<ParamRef>(); p && p->type != ScalarType::Int64)
+      throw Error(context + " uses the " + std::string(type_name(p->type)) + " parameter '" +
+                  p->name + "'; bounds may use only int64 parameters");
+  });
+}
+
+} // namespace
+
+Function::Function(std::string name, ScalarType type, std::vector<std::string> vars,
+                   std::vector<Interval> domain, SourceLocation declared_at)
+    : name_(std::move(name)), type_(type), vars_(std::move(vars)), domain_(std::move(domain)),
+      declared_at_(declared_at) {
+  check_name("stage", name_, declared_at_);
+  const std::string who = "stage '" + name_ + "' (declared at " + declared_at_.str() + ")";
+  if (vars_.size() != domain_.size())
+    throw Error(who + " has " + std::to_string(vars_.size()) + " variables but " +
+                std::to_string(domain_.size()) +
+                " domain intervals; give one interval per variable");
+  if (vars_.empty()) throw Error(who + " has no variables; a stage needs at least one dimension");
+  std::set<std::string> seen;
+  for (std::size_t d = 0; d < vars_.size(); ++d) {
+    check_name("variable", vars_[d], declared_at_);
+    if (!seen.insert(vars_[d]).second)
+      throw Error(who + " uses the variable '" + vars_[d] + "' for two dimensions");
+    check_param_expression(domain_[d].lo,
+                           "the lower bound of dimension " + vars_[d] + " of " + who);
+    check_param_expression(domain_[d].hi,
+                           "the upper bound of dimension " + vars_[d] + " of " + who);
+  }
+}
+
+const Definition& Function::definition() const {
+  if (!defined_)
+    throw Error("stage " + describe() +
+                " is used but never defined: give it a definition with define()");
+  return definition_;
+}
+
+std::string Function::describe() const {
+  return "'" + name_ + "' (declared at " + declared_at_.str() + ")";
+}
+
+namespace {
+
+// Converts a value to the stage's type: constants convert, anything else must match.
+Expr conform_value(const Function& f, const Expr& value, const std::string& which) {
+  if (!value.defined()) throw Error(which + " of stage " + f.describe() + " is undefined");
+  if (value.type() == f.type()) return value;
+  if (value.as<IntConst>() || value.as<FloatConst>()) return Cast::make(f.type(), value);
+  throw Error("mismatched types: " + which + " of stage " + f.describe() + " is " +
+              std::string(type_name(value.type())) + " (" + to_string(value) +
+              ") but the stage is " + std::string(type_name(f.type())) +
+              "; every case and the default must have the stage's type (cast the value)");
+}
+
+void check_scope(const Function& f, const Expr& e, const std::vector<std::string>& scope,
+                 const std::string& which) {
+  for_each_node(e, [&](const Expr& n) {
+    const auto* v = n.as<VarRef>();
+    if (!v || std::find(scope.begin(), scope.end(), v->name) != scope.end()) return;
+    std::string names;
+    for (std::size_t i = 0; i < scope.size(); ++i)
+      names += (i ? ", " : "") + scope[i];
+    throw Error("stage " + f.describe() + ": " + which + " uses the variable '" + v->name +
+                "', which is not among the variables in scope there (" + names + ")");
+  });
+}
+
+// Finds a chain of stages from `from` back to `target`; empty if none.
+bool find_path(const Function* from, const Function* target, std::set<const Function*>& visited,
+               std::vector<std::string>& path) {
+  if (!visited.insert(from).second || !from->has_definition()) return false;
+  std::vector<const Function*> next;
+  const auto collect = [&](const Expr& e) {
+    if (!e.defined()) return;
+    for_each_node(e, [&](const Expr& n) {
+      if (const auto* a = n.as<Access>(); a && a->func) next.push_back(a->func.get());
+    });
+  };
+  const Definition& d = from->definition();
+  for (const Case& c : d.cases)
+    collect(c.condition), collect(c.value);
+  collect(d.otherwise);
+  if (d.reduction) {
+    collect(d.reduction->init);
+    for (const auto& u : d.reduction->updates) {
+      collect(u.value);
+      for (const Expr& t : u.target)
+        collect(t);
+    }
+  }
+  for (const Function* n : next) {
+    if (n == target || find_path(n, target, visited, path)) {
+      path.push_back(n->name());
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+void Function::define(Definition def, SourceLocation where) {
+  if (defined_)
+    throw Error("stage " + describe() + " is defined twice (first at " + defined_at_.str() +
+                ", again at " + where.str() + "); a stage has exactly one definition");
+  const std::string w = " (defined at " + where.str() + ")";
+  std::vector<std::string> scope = vars_;
+  for (std::size_t i = 0; i < def.cases.size(); ++i) {
+    Case& c = def.cases[i];
+    const std::string which = "case " + std::to_string(i + 1);
+    if (!c.condition.defined() || c.condition.type() != ScalarType::Bool)
+      throw Error("stage " + describe() + w + ": the condition of " + which + " must be bool" +
+                  (c.condition.defined() ? ", but " + to_string(c.condition) + " is " +
+                                               std::string(type_name(c.condition.type()))
+                                         : ""));
+    check_scope(*this, c.condition, scope, "the condition of " + which);
+    c.value = conform_value(*this, c.value, "the value of " + which);
+    check_scope(*this, c.value, scope, "the value of " + which);
+  }
+  if (def.reduction) {
+    Reduction& r = *def.reduction;
+    if (r.rvars.size() != r.rdom.size() || r.rvars.empty())
+      throw Error("stage " + describe() + w +
+                  ": a reduction needs one range per reduction variable");
+    std::vector<std::string> rscope;
+    for (std::size_t i = 0; i < r.rvars.size(); ++i) {
+      check_name("reduction variable", r.rvars[i], where);
+      if (std::find(rscope.begin(), rscope.end(), r.rvars[i]) != rscope.end())
+        throw Error("stage " + describe() + w + ": the reduction variable '" + r.rvars[i] +
+                    "' appears twice");
+      rscope.push_back(r.rvars[i]);
+      check_param_expression(r.rdom[i].lo, "the lower bound of reduction variable " + r.rvars[i] +
+                                               " of stage " + describe());
+      check_param_expression(r.rdom[i].hi, "the upper bound of reduction variable " + r.rvars[i] +
+                                               " of stage " + describe());
+    }
+    r.init = conform_value(*this, r.init, "the initial value");
+    check_scope(*this, r.init, scope, "the initial value");
+    if (r.updates.empty())
+      throw Error("stage " + describe() + w + ": a reduction needs at least one update");
+    for (std::size_t i = 0; i < r.updates.size(); ++i) {
+      ReductionUpdate& u = r.updates[i];
+      const std::string which = "update " + std::to_string(i + 1);
+      if (static_cast<int>(u.target.size()) != dimensions())
+        throw Error("wrong number of arguments: " + which + " of stage " + describe() + w +
+                    " has a target of " + std::to_string(u.target.size()) +
+                    " indices but the stage has " + std::to_string(dimensions()) + " dimensions");
+      for (Expr& t : u.target) {
+        if (!t.defined() || is_float(t.type()))
+          throw Error("stage " + describe() + w + ": a target index of " + which +
+                      " must be an integer" +
+                      (t.defined() ? ", but " + to_string(t) + " is not" : ""));
+        if (t.type() != ScalarType::Int64) t = Cast::make(ScalarType::Int32, t);
+        check_scope(*this, t, rscope, "a target index of " + which);
+      }
+      u.value = conform_value(*this, u.value, "the value of " + which);
+      check_scope(*this, u.value, rscope, "the value of " + which);
+    }
+    if (!def.cases.empty() || def.otherwise.defined())
+      throw Error("stage " + describe() + w + ": a reduction cannot also have cases or a value");
+  } else {
+    def.otherwise = conform_value(*this, def.otherwise,
+                                  def.cases.empty() ? "the definition" : "the default value");
+    check_scope(*this, def.otherwise, scope, "the default value");
+  }
+  // Store first so that the cycle search sees this stage's reads.
+  definition_ = std::move(def);
+  defined_ = true;
+  defined_at_ = where;
+  std::set<const Function*> visited;
+  std::vector<std::string> path;
+  if (find_path(this, this, visited, path)) {
+    defined_ = false;
+    definition_ = Definition{};
+    std::string chain = name_;
+    for (auto it = path.rbegin(); it != path.rend(); ++it)
+      chain += " -> " + *it;
+    throw Error("cycle: stage " + describe() + w + " reads itself through " + chain +
+                "; a pipeline is a DAG (use a reduction to accumulate)");
+  }
+}
+
+InputImage::InputImage(std::string name, ScalarType type, std::vector<Expr> extents,
+                       SourceLocation declared_at)
+    : name_(std::move(name)), type_(type), extents_(std::move(extents)), declared_at_(declared_at) {
+  check_name("input", name_, declared_at_);
+  if (extents_.empty()) throw Error("input " + describe() + " has no dimensions");
+  for (std::size_t d = 0; d < extents_.size(); ++d)
+    check_param_expression(extents_[d], "extent " + std::to_string(d) + " of input " + describe());
+}
+
+std::vector<Interval> InputImage::domain() const {
+  std::vector<Interval> box;
+  for (const Expr& e : extents_)
+    box.emplace_back(Expr(0), Binary::make(BinaryOp::Sub, e, Expr(1)));
+  return box;
+}
+
+std::string InputImage::describe() const {
+  return "'" + name_ + "' (declared at " + declared_at_.str() + ")";
+}
+
+} // namespace trapeze::ir

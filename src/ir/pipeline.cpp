@@ -1,0 +1,309 @@
+// Pipeline construction: the DAG reachable from the outputs, in a
+// deterministic topological order, with its inputs and parameters.
+#include "trapeze/pipeline.h"
+
+#include "trapeze/ir_visitor.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace trapeze {
+
+using namespace ir;
+
+namespace {
+
+// Every expression of a stage's definition and domain, in a fixed order.
+void for_each_expr(const Function& f, const std::function<void(const Expr&)>& fn) {
+  for (const Interval& i : f.domain())
+    fn(i.lo), fn(i.hi);
+  const Definition& d = f.definition();
+  for (const ir::Case& c : d.cases)
+    fn(c.condition), fn(c.value);
+  if (d.otherwise.defined()) fn(d.otherwise);
+  if (d.reduction) {
+    for (const Interval& i : d.reduction->rdom)
+      fn(i.lo), fn(i.hi);
+    fn(d.reduction->init);
+    for (const auto& u : d.reduction->updates) {
+      for (const Expr& t : u.target)
+        fn(t);
+      fn(u.value);
+    }
+  }
+}
+
+// The accesses of a stage's definition, in order of appearance.
+std::vector<const Access*> accesses_of(const Function& f) {
+  std::vector<const Access*> out;
+  for_each_expr(f, [&](const Expr& e) {
+    for_each_node(e, [&](const Expr& n) {
+      if (const auto* a = n.as<Access>()) out.push_back(a);
+    });
+  });
+  return out;
+}
+
+} // namespace
+
+Pipeline::Pipeline(const std::vector<Func>& outputs, std::string name)
+    : Pipeline(
+          [&] {
+            std::vector<FunctionPtr> fs;
+            for (const Func& f : outputs)
+              fs.push_back(f.contents());
+            return fs;
+          }(),
+          std::move(name)) {}
+
+Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
+    : name_(std::move(name)), outputs_(outputs) {
+  if (outputs_.empty()) throw Error("pipeline '" + name_ + "' has no outputs");
+  std::set<const Function*> done, on_stack;
+  std::map<std::string, const void*> owners; // name -> Function or InputImage
+  std::map<std::string, ScalarType> param_types;
+
+  const auto claim_name = [&](const std::string& n, const void* owner, const std::string& what) {
+    auto [it, fresh] = owners.emplace(n, owner);
+    if (!fresh && it->second != owner)
+      throw Error("pipeline '" + name_ + "' has two different stages or inputs named '" + n +
+                  "' (one is " + what + "); names must be unique");
+  };
+  const auto note_params = [&](const Expr& e) {
+    for_each_node(e, [&](const Expr& n) {
+      const auto* p = n.as<ParamRef>();
+      if (!p) return;
+      auto [it, fresh] = param_types.emplace(p->name, p->type);
+      if (!fresh && it->second != p->type)
+        throw Error("parameter '" + p->name + "' is used both as " +
+                    std::string(type_name(it->second)) + " and as " +
+                    std::string(type_name(p->type)));
+    });
+  };
+
+  // Depth-first from the outputs; a stage is appended after all its producers.
+  std::function<void(const FunctionPtr&, const Function*)> visit = [&](const FunctionPtr& f,
+                                                                       const Function* consumer) {
+    if (done.count(f.get())) return;
+    if (!f->has_definition())
+      throw Error("stage " + f->describe() + " is used but never defined" +
+                  (consumer ? " (it is read by stage " + consumer->describe() + ")" : "") +
+                  ": give it a definition with define()");
+    if (!on_stack.insert(f.get()).second)
+      throw Error("cycle through stage " + f->describe()); // define() prevents this
+    claim_name(f->name(), f.get(), "stage " + f->describe());
+    for_each_expr(*f, note_params);
+    for (const Access* a : accesses_of(*f)) {
+      if (a->func) {
+        visit(a->func, f.get());
+      } else {
+        claim_name(a->image->name(), a->image.get(), "input " + a->image->describe());
+        if (std::find(inputs_.begin(), inputs_.end(), a->image) == inputs_.end()) {
+          for (const Expr& e : a->image->extents())
+            note_params(e);
+          inputs_.push_back(a->image);
+        }
+      }
+    }
+    on_stack.erase(f.get());
+    done.insert(f.get());
+    stages_.push_back(f);
+  };
+  for (const FunctionPtr& out : outputs_) {
+    TRAPEZE_ASSERT(out != nullptr, "null output");
+    visit(out, nullptr);
+  }
+  for (const auto& [n, t] : param_types)
+    params_.push_back(ParamInfo{n, t, false, {}});
+}
+
+bool Pipeline::is_output(const Function& f) const {
+  return std::any_of(outputs_.begin(), outputs_.end(),
+                     [&](const FunctionPtr& o) { return o.get() == &f; });
+}
+
+const FunctionPtr& Pipeline::stage(std::string_view n) const {
+  for (const FunctionPtr& f : stages_)
+    if (f->name() == n) return f;
+  throw Error("pipeline '" + name_ + "' has no stage named '" + std::string(n) + "'");
+}
+
+const InputImagePtr& Pipeline::input(std::string_view n) const {
+  for (const InputImagePtr& i : inputs_)
+    if (i->name() == n) return i;
+  throw Error("pipeline '" + name_ + "' has no input named '" + std::string(n) + "'");
+}
+
+std::vector<FunctionPtr> Pipeline::consumers(const Function& f) const {
+  std::vector<FunctionPtr> out;
+  for (const FunctionPtr& s : stages_) {
+    for (const Access* a : accesses_of(*s)) {
+      if (a->func.get() == &f) {
+        out.push_back(s);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<FunctionPtr> Pipeline::producer_stages(const Function& f) const {
+  std::vector<FunctionPtr> out;
+  for (const Access* a : accesses_of(f))
+    if (a->func && std::find(out.begin(), out.end(), a->func) == out.end()) out.push_back(a->func);
+  return out;
+}
+
+std::vector<InputImagePtr> Pipeline::producer_inputs(const Function& f) const {
+  std::vector<InputImagePtr> out;
+  for (const Access* a : accesses_of(f))
+    if (a->image && std::find(out.begin(), out.end(), a->image) == out.end())
+      out.push_back(a->image);
+  return out;
+}
+
+void Pipeline::set_default(const std::string& param, ParamValue value) {
+  for (ParamInfo& p : params_) {
+    if (p.name != param) continue;
+    if (value.is_float && p.type == ScalarType::Int64)
+      throw Error("parameter '" + param + "' is int64 but its default is a float");
+    if (!value.is_float && is_float(p.type)) value = ParamValue(static_cast<double>(value.i));
+    p.has_default = true;
+    p.default_value = value;
+    return;
+  }
+  throw Error("pipeline '" + name_ + "' has no parameter named '" + param + "'");
+}
+
+ParamValues Pipeline::bind(const ParamValues& given) const {
+  ParamValues bound;
+  for (const ParamInfo& p : params_) {
+    auto it = given.find(p.name);
+    if (it == given.end()) {
+      if (!p.has_default)
+        throw Error("parameter '" + p.name + "' (" + std::string(type_name(p.type)) +
+                    ") of pipeline '" + name_ + "' has no value: bind it (--param " + p.name +
+                    "=VALUE on the command line)");
+      bound[p.name] = p.default_value;
+      continue;
+    }
+    ParamValue v = it->second;
+    if (p.type == ScalarType::Int64 && v.is_float)
+      throw Error("parameter '" + p.name + "' is int64 but was given the float value " +
+                  std::to_string(v.f));
+    if (is_float(p.type) && !v.is_float) v = ParamValue(static_cast<double>(v.i));
+    bound[p.name] = v;
+  }
+  for (const auto& [n, v] : given) {
+    if (!bound.count(n)) throw Error("pipeline '" + name_ + "' has no parameter named '" + n + "'");
+  }
+  return bound;
+}
+
+namespace {
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  if (b == 0) return 0;
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view what) {
+  const auto context = [&] { return what.empty() ? std::string() : " in " + std::string(what); };
+  if (const auto* c = e.as<IntConst>()) return c->value;
+  if (const auto* p = e.as<ParamRef>()) {
+    auto it = params.find(p->name);
+    if (it == params.end())
+      throw Error("parameter '" + p->name + "' has no value" + context() + ": bind it");
+    return it->second.i;
+  }
+  if (const auto* c = e.as<Cast>()) {
+    const std::int64_t v = eval_int(c->value, params, what);
+    switch (c->type) {
+    case ScalarType::Int32: return static_cast<std::int32_t>(v);
+    case ScalarType::Int16: return static_cast<std::int16_t>(v);
+    case ScalarType::UInt16: return static_cast<std::uint16_t>(v);
+    case ScalarType::UInt8: return static_cast<std::uint8_t>(v);
+    case ScalarType::Bool: return v != 0;
+    default: return v;
+    }
+  }
+  if (const auto* u = e.as<Unary>()) {
+    const std::int64_t v = eval_int(u->value, params, what);
+    if (u->op == UnaryOp::Neg) return -v;
+    if (u->op == UnaryOp::Abs) return v < 0 ? -v : v;
+    if (u->op == UnaryOp::Not) return !v;
+  }
+  if (const auto* s = e.as<Select>()) {
+    return eval_int(s->cond, params, what) ? eval_int(s->if_true, params, what)
+                                           : eval_int(s->if_false, params, what);
+  }
+  if (const auto* b = e.as<Binary>(); b && is_integer(b->a.type())) {
+    const std::int64_t x = eval_int(b->a, params, what), y = eval_int(b->b, params, what);
+    switch (b->op) {
+    case BinaryOp::Add: return x + y;
+    case BinaryOp::Sub: return x - y;
+    case BinaryOp::Mul: return x * y;
+    case BinaryOp::Div: return floor_div(x, y);
+    case BinaryOp::Mod: return y == 0 ? 0 : x - floor_div(x, y) * y;
+    case BinaryOp::TruncDiv: return y == 0 ? 0 : x / y;
+    case BinaryOp::TruncMod: return y == 0 ? 0 : x % y;
+    case BinaryOp::Min: return std::min(x, y);
+    case BinaryOp::Max: return std::max(x, y);
+    case BinaryOp::EQ: return x == y;
+    case BinaryOp::NE: return x != y;
+    case BinaryOp::LT: return x < y;
+    case BinaryOp::LE: return x <= y;
+    case BinaryOp::GT: return x > y;
+    case BinaryOp::GE: return x >= y;
+    case BinaryOp::And: return x && y;
+    case BinaryOp::Or: return x || y;
+    case BinaryOp::Pow: break;
+    }
+  }
+  throw Error("cannot evaluate " + to_string(e) + context() +
+              ": expected an integer expression of parameters and constants");
+}
+
+} // namespace
+
+std::int64_t evaluate_int(const Expr& e, const ParamValues& params, std::string_view what) {
+  return eval_int(e, params, what);
+}
+
+bool Box::empty() const {
+  for (std::size_t d = 0; d < lo.size(); ++d)
+    if (hi[d] < lo[d]) return true;
+  return false;
+}
+
+std::string Box::str() const {
+  std::string s;
+  for (std::size_t d = 0; d < lo.size(); ++d)
+    s += (d ? " x [" : "[") + std::to_string(lo[d]) + ", " + std::to_string(hi[d]) + "]";
+  return s;
+}
+
+Box concrete_domain(const Function& f, const ParamValues& params) {
+  Box b;
+  for (int d = 0; d < f.dimensions(); ++d) {
+    const Interval& i = f.domain()[static_cast<std::size_t>(d)];
+    const std::string what = "the domain of stage " + f.describe();
+    b.lo.push_back(evaluate_int(i.lo, params, what));
+    b.hi.push_back(evaluate_int(i.hi, params, what));
+  }
+  return b;
+}
+
+Box concrete_domain(const InputImage& image, const ParamValues& params) {
+  Box b;
+  for (const Expr& e : image.extents()) {
+    b.lo.push_back(0);
+    b.hi.push_back(evaluate_int(e, params, "the extents of input " + image.describe()) - 1);
+  }
+  return b;
+}
+
+} // namespace trapeze

@@ -1,0 +1,73 @@
+// The expression IR, the DSL front end and pipeline construction.
+#include "trapeze/ir_visitor.h"
+#include "trapeze/pipeline.h"
+
+#include <gtest/gtest.h>
+
+namespace trapeze {
+namespace {
+
+using ir::to_string;
+
+TEST(Types, UsualArithmeticConversions) {
+  EXPECT_EQ(arithmetic_result(ScalarType::UInt8, ScalarType::Int16), ScalarType::Int32);
+  EXPECT_EQ(arithmetic_result(ScalarType::Int32, ScalarType::Int64), ScalarType::Int64);
+  EXPECT_EQ(arithmetic_result(ScalarType::Int64, ScalarType::Float32), ScalarType::Float32);
+  EXPECT_EQ(arithmetic_result(ScalarType::Float32, ScalarType::Float64), ScalarType::Float64);
+  EXPECT_EQ(arithmetic_result(ScalarType::Bool, ScalarType::Bool), ScalarType::Int32);
+}
+
+TEST(Expr, LiteralsAndPromotion) {
+  Var x("x");
+  Param R("R");
+  EXPECT_EQ(Expr(3).type(), ScalarType::Int32);
+  EXPECT_EQ(Expr(0.5).type(), ScalarType::Float32);
+  EXPECT_EQ(f64(0.5).type(), ScalarType::Float64);
+  EXPECT_EQ((x + 1).type(), ScalarType::Int32);
+  EXPECT_EQ((x + R).type(), ScalarType::Int64);
+  EXPECT_EQ((x * 0.5f).type(), ScalarType::Float32);
+  EXPECT_EQ((x < R).type(), ScalarType::Bool);
+  EXPECT_EQ(sqrt(x).type(), ScalarType::Float32);
+  EXPECT_EQ(cast<std::uint8_t>(x).type(), ScalarType::UInt8);
+  EXPECT_EQ((cast<std::uint8_t>(x) + cast<std::uint8_t>(x)).type(), ScalarType::Int32);
+}
+
+TEST(Expr, PrintsWithMinimalParentheses) {
+  Var x("x"), y("y");
+  EXPECT_EQ(to_string((x + 1) * 2), "(x + 1) * 2");
+  EXPECT_EQ(to_string(x + 1 * y), "x + 1 * y");
+  EXPECT_EQ(to_string(x - (y - 1)), "x - (y - 1)");
+  EXPECT_EQ(to_string(x * 0.0625f), "float32(x) * 0.0625f");
+  EXPECT_EQ(to_string(select(x % 2 == 0, x / 2, -x)), "select(x % 2 == 0, x / 2, -x)");
+  EXPECT_EQ(to_string(f64(0.1) + 1), "0.1 + 1.0");
+}
+
+TEST(Expr, ConstantDivisionByZeroIsAnError) {
+  Var x("x");
+  EXPECT_THROW((void)(x / 0), Error);
+  EXPECT_THROW((void)(x % 0), Error);
+  EXPECT_NO_THROW((void)(cast<float>(x) / 0.0f));
+}
+
+TEST(Pipeline, TopologicalOrderAndParams) {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R + 2, C + 2});
+  Func blurx("blurx", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
+  blurx.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f);
+  Func blury("blury", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
+  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
+  Pipeline p({blury}, "blur");
+  ASSERT_EQ(p.stages().size(), 2u);
+  EXPECT_EQ(p.stages()[0]->name(), "blurx");
+  EXPECT_EQ(p.stages()[1]->name(), "blury");
+  ASSERT_EQ(p.inputs().size(), 1u);
+  ASSERT_EQ(p.params().size(), 2u);
+  EXPECT_EQ(p.params()[0].name, "C");
+  const ParamValues bound = p.bind({{"R", 10}, {"C", 20}});
+  EXPECT_EQ(concrete_domain(*p.stage("blury"), bound).str(), "[1, 10] x [1, 20]");
+  EXPECT_EQ(p.consumers(*p.stage("blurx")).size(), 1u);
+}
+
+} // namespace
+} // namespace trapeze

@@ -1,0 +1,7 @@
+// The trapeze command line.
+#include <cstdio>
+
+int main() {
+  std::puts("trapeze");
+  return 0;
+}
