@@ -20,12 +20,15 @@
 //  * Comparisons and logical operators yield bool; && and || do not
 //    short-circuit (both sides are always in bounds, see below).
 //  * select(c, a, b) may evaluate both a and b.
-//  * An Access reads a stage or an input image at a point. An index that is an
-//    affine function of the variables (with floor division by constants) must
-//    lie inside the producer's domain wherever the access is evaluated; the
-//    pipeline checks this and reports a violation as an error. Any other index
-//    (data-dependent: it reads a value, or is not affine) is clamped into the
-//    producer's domain, so no access is ever out of bounds.
+//  * An Access reads a stage or an input image at a point. An index that
+//    reads memory (it contains an Access: a look-up by pixel value, say) is
+//    data-dependent and is clamped into the producer's domain. Every other
+//    index must lie inside the producer's domain wherever the access may be
+//    evaluated (the box of its case, see analysis/case_region.h, or the whole
+//    domain); the run-time check (check_arguments) proves this with interval
+//    arithmetic for the bound parameters and reports a violation as an error
+//    naming the consumer, the access, the region needed and the domain. So no
+//    access is ever out of bounds.
 #pragma once
 
 #include "trapeze/error.h"

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace trapeze {
 
@@ -71,5 +72,11 @@ private:
 /// A failed compile throws trapeze::Error with the compiler's message and the
 /// path of the kept source.
 CompiledPipeline compile(const Pipeline& p, const CompileOptions& options = {});
+
+/// Ahead-of-time output: writes DIR/<name>.h and DIR/<name>.cpp, which a user
+/// compiles into their own program (with OpenMP). The header declares the
+/// entry function with the same calling convention as the JIT's (see
+/// docs/aot.md). Returns the two paths.
+std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir);
 
 } // namespace trapeze

@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_ir unit
+  ir_test.cpp
+)
