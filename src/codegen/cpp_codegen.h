@@ -1,0 +1,24 @@
+// C++ code generation: loop IR to readable C++ with OpenMP.
+#pragma once
+
+#include "trapeze/pipeline.h"
+
+#include <string>
+
+namespace trapeze::codegen {
+
+/// A generated C++ translation unit.
+struct CppModule {
+  std::string source;        ///< the complete .cpp text (includes, helpers, entry function)
+  std::string entry_symbol;  ///< codegen::entry_symbol(p)
+  std::string signature;     ///< codegen::signature(p), also returned by <entry>_signature()
+  std::string header;        ///< a .h declaring the entry function (for AOT users)
+};
+
+/// Lowers `p` with the default (naive) schedule and prints it as C++: every
+/// stage a loop nest over its full domain into a full buffer, the outermost
+/// loop parallel (OpenMP), the innermost loop over the contiguous dimension
+/// free of anything that stops the compiler vectorizing it.
+CppModule generate_cpp(const Pipeline& p);
+
+} // namespace trapeze::codegen
