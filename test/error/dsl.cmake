@@ -1,0 +1,3 @@
+trapeze_add_gtest(error_dsl error
+  dsl_errors_test.cpp
+)
