@@ -24,6 +24,12 @@ struct App {
   /// Parameter values that give the pipeline an image of rows x cols
   /// (used for --input PNG files and odd test sizes).
   std::function<ParamValues(std::int64_t rows, std::int64_t cols)> size_for_image;
+  /// The pipeline's inputs made from a user's image (read_png output: uint8 or
+  /// uint16, [rows][cols] or [channels][rows][cols]) for the params
+  /// size_for_image gave; throws trapeze::Error if the image does not fit the
+  /// app (e.g. grey for a colour app).
+  std::function<BufferMap(const Pipeline&, const ParamValues&, const Buffer& image)>
+      inputs_from_image;
   /// Largest allowed |jit - interpreter| / max(1, |interpreter|) for float outputs.
   double tolerance = 1e-4;
 };

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,23 @@ void check_arguments(const Pipeline& p, const ParamValues& bound, const BufferMa
 /// topological order, exactly as expr.h and function.h define. The oracle of
 /// every correctness test.
 BufferMap interpret(const Pipeline& p, const ParamValues& params, const BufferMap& inputs);
+
+/// The first difference found by compare_buffers, and a summary of all.
+struct BufferMismatch {
+  std::vector<std::int64_t> index; ///< buffer index of the first differing element
+  double expected = 0, actual = 0;
+  std::int64_t count = 0;   ///< number of differing elements
+  double max_error = 0;     ///< largest |actual - expected| / max(1, |expected|)
+  /// "element [1][20][33]: expected 0.5, got 0.49 (3 elements differ, largest error 0.02)".
+  std::string str() const;
+};
+
+/// Compares two buffers of the same type and extents: integer types exactly,
+/// float types with |actual - expected| <= tolerance * max(1, |expected|)
+/// (NaN equals NaN). nullopt if they agree. Throws trapeze::Error if the
+/// types or extents differ.
+std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buffer& actual,
+                                              double tolerance);
 
 /// How the JIT compiles. Empty fields take the defaults shown.
 struct CompileOptions {
