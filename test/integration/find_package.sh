@@ -3,16 +3,19 @@
 # package contains, then configures, builds and runs examples/find_package
 # against it, the way a user's project would.
 #
-#   find_package.sh BUILD_DIR EXAMPLE_DIR CMAKE GENERATOR CXX_COMPILER
+#   find_package.sh BUILD_DIR EXAMPLE_DIR CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]
+#
+# CXX_FLAGS go to the example's compile and link (e.g. the sanitizer flags of
+# a sanitized build).
 #
 # The prefix is removed on success and kept (its path printed) on failure.
 set -euo pipefail
 
-if [[ $# -ne 5 ]]; then
-  echo "usage: $0 BUILD_DIR EXAMPLE_DIR CMAKE GENERATOR CXX_COMPILER" >&2
+if [[ $# -lt 5 || $# -gt 6 ]]; then
+  echo "usage: $0 BUILD_DIR EXAMPLE_DIR CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]" >&2
   exit 2
 fi
-build_dir=$1 example_dir=$2 cmake=$3 generator=$4 cxx=$5
+build_dir=$1 example_dir=$2 cmake=$3 generator=$4 cxx=$5 cxx_flags=${6:-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/trapeze-find-package.XXXXXX")
 prefix=$work/prefix
@@ -58,6 +61,7 @@ fi
 
 step "configure $example_dir against $prefix"
 "$cmake" -S "$example_dir" -B "$work/app" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$cxx_flags" \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log" >&2; fail "configuring the example"; }
 
