@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Configures trapeze with Ninja (Release, warnings as errors) and builds it.
+#
+#   scripts/build.sh [BUILD_DIR] [extra cmake arguments...]
+#
+# BUILD_DIR defaults to "build" at the repository root; a relative path is
+# taken from the current directory. Extra arguments go to the configure step,
+# e.g. scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON. TRAPEZE_JOBS limits
+# the parallel jobs of the build (Ninja's default otherwise).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir="$root/build"
+if [[ $# -gt 0 && "$1" != -* ]]; then
+  build_dir=$1
+  shift
+fi
+
+cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTRAPEZE_WARNINGS_AS_ERRORS=ON "$@"
+cmake --build "$build_dir" ${TRAPEZE_JOBS:+-j "$TRAPEZE_JOBS"}
