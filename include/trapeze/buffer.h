@@ -41,7 +41,7 @@ public:
     check_type(type_of<T>);
     return static_cast<const T*>(raw());
   }
-  /// Linear offset of a point (no bounds check beyond an assertion).
+  /// Linear offset of a point; throws trapeze::Error if it is outside the buffer.
   std::int64_t offset(std::initializer_list<std::int64_t> index) const;
   template <typename T> T& at(std::initializer_list<std::int64_t> index) {
     return data<T>()[offset(index)];

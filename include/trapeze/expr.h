@@ -52,7 +52,7 @@ class Expr {
 public:
   Expr() = default;
   explicit Expr(std::shared_ptr<const ir::ExprNode> node) : node_(std::move(node)) {}
-  /// Integer literals are int32 (an error if the value does not fit).
+  /// An int is an int32 constant, an int64_t an int64 constant.
   Expr(int value);
   Expr(std::int64_t value);
   /// Float literals are float32, as in the benchmark specifications.

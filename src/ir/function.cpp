@@ -61,9 +61,10 @@ Function::Function(std::string name, ScalarType type, std::vector<std::string> v
   check_name("stage", name_, declared_at_);
   const std::string who = "stage '" + name_ + "' (declared at " + declared_at_.str() + ")";
   if (vars_.size() != domain_.size())
-    throw Error(who + " has " + std::to_string(vars_.size()) + " variables but " +
-                std::to_string(domain_.size()) +
-                " domain intervals; give one interval per variable");
+    throw Error(who + " has " + std::to_string(vars_.size()) + " variable" +
+                (vars_.size() == 1 ? "" : "s") + " but " + std::to_string(domain_.size()) +
+                " domain interval" + (domain_.size() == 1 ? "" : "s") +
+                "; give one interval per variable");
   if (vars_.empty()) throw Error(who + " has no variables; a stage needs at least one dimension");
   std::set<std::string> seen;
   for (std::size_t d = 0; d < vars_.size(); ++d) {
@@ -210,7 +211,8 @@ void Function::define(Definition def, SourceLocation where) {
   } else {
     def.otherwise = conform_value(*this, def.otherwise,
                                   def.cases.empty() ? "the definition" : "the default value");
-    check_scope(*this, def.otherwise, scope, "the default value");
+    check_scope(*this, def.otherwise, scope,
+                def.cases.empty() ? "the definition" : "the default value");
   }
   // Store first so that the cycle search sees this stage's reads.
   definition_ = std::move(def);
@@ -219,13 +221,15 @@ void Function::define(Definition def, SourceLocation where) {
   std::set<const Function*> visited;
   std::vector<std::string> path;
   if (find_path(this, this, visited, path)) {
+    const bool was_reduction = definition_.is_reduction();
     defined_ = false;
     definition_ = Definition{};
     std::string chain = name_;
     for (auto it = path.rbegin(); it != path.rend(); ++it)
       chain += " -> " + *it;
     throw Error("cycle: stage " + describe() + w + " reads itself through " + chain +
-                "; a pipeline is a DAG (use a reduction to accumulate)");
+                "; a pipeline is a DAG of stages" +
+                (was_reduction ? "" : " (use a reduction to accumulate)"));
   }
 }
 

@@ -35,11 +35,15 @@ std::size_t Buffer::bytes() const {
 }
 
 std::int64_t Buffer::offset(std::initializer_list<std::int64_t> index) const {
-  TRAPEZE_ASSERT(index.size() == extents_.size(), "wrong number of indices for " + describe());
+  if (index.size() != extents_.size())
+    throw Error("buffer " + describe() + " indexed with " + std::to_string(index.size()) +
+                " indices");
   std::int64_t off = 0;
   std::size_t d = 0;
   for (std::int64_t i : index) {
-    TRAPEZE_ASSERT(i >= 0 && i < extents_[d], "index out of range of " + describe());
+    if (i < 0 || i >= extents_[d])
+      throw Error("index " + std::to_string(i) + " of dimension " + std::to_string(d) +
+                  " is outside buffer " + describe());
     off = off * extents_[d] + i;
     ++d;
   }

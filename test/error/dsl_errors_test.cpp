@@ -93,7 +93,7 @@ TEST(DslErrors, DomainBoundThatIsNotAParameterExpression) {
   EXPECT_TRAPEZE_ERROR(Func("f", ScalarType::Float32, {b.x}, {{0, b.y}}), "upper bound",
                        "variable 'y'");
   EXPECT_TRAPEZE_ERROR(Func("f", ScalarType::Float32, {b.x, b.y}, {{0, b.R}}),
-                       "2 variables but 1 domain intervals");
+                       "2 variables but 1 domain interval;");
 }
 
 TEST(DslErrors, DuplicateStageNames) {
