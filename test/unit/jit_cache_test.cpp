@@ -365,5 +365,28 @@ TEST(JitCache, LongCompilerOutputIsTrimmed) {
   }
 }
 
+// --------------------------------------------------------------- loading
+
+TEST(SharedLibrary, ClosingAnOpenMpLibraryLeavesItsRuntimeLoaded) {
+  TempDir cache;
+  CompileOptions options = test::test_options(cache);
+  options.flags = "-O1 -fopenmp";
+  const std::string source = R"(#include <omp.h>
+extern "C" int answer(void) {
+  int sum = 0;
+  #pragma omp parallel for reduction(+ : sum) num_threads(4)
+  for (int i = 0; i < 1000; ++i) sum += i % 7;
+  return sum + omp_get_max_threads() * 0;
+}
+)";
+  const CacheEntry entry = compile_to_cache(source, options);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(call_answer(entry.library_path), 2997); // loads, runs, unloads
+    // The runtime's idle worker threads would crash now if it had been unloaded.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_THAT(read_text("/proc/self/maps"), HasSubstr("libgomp"));
+  }
+}
+
 } // namespace
 } // namespace trapeze
