@@ -1,0 +1,47 @@
+// Passing a run's arguments to generated code (the ABI of codegen/abi.h).
+#include "runtime/compiled_pipeline_impl.h"
+#include "trapeze/error.h"
+
+namespace trapeze::runtime {
+
+CallArguments marshal_arguments(const Pipeline& p, const ParamValues& bound,
+                                const BufferMap& inputs, BufferMap& outputs) {
+  CallArguments args;
+  args.params.reserve(p.params().size());
+  for (const ParamInfo& info : p.params()) {
+    const auto it = bound.find(info.name);
+    TRAPEZE_ASSERT(it != bound.end(), "parameter '" + info.name + "' is not bound");
+    codegen::ParamSlot slot{};
+    if (is_float(info.type))
+      slot.f = it->second.f;
+    else
+      slot.i = it->second.i;
+    args.params.push_back(slot);
+  }
+  args.inputs.reserve(p.inputs().size());
+  for (const auto& image : p.inputs()) {
+    const auto it = inputs.find(image->name());
+    TRAPEZE_ASSERT(it != inputs.end() && it->second.defined(),
+                   "input '" + image->name() + "' was not checked");
+    args.inputs.push_back(it->second.raw());
+  }
+  args.outputs.reserve(p.outputs().size());
+  for (const auto& stage : p.outputs()) {
+    const auto it = outputs.find(stage->name());
+    TRAPEZE_ASSERT(it != outputs.end() && it->second.defined(),
+                   "output '" + stage->name() + "' was not checked");
+    args.outputs.push_back(it->second.raw());
+  }
+  return args;
+}
+
+void invoke(const CompiledPipeline::Impl& impl, const CallArguments& args, int threads) {
+  const int status =
+      impl.entry(args.params.data(), args.inputs.data(), args.outputs.data(), threads);
+  if (status != 0)
+    throw Error("running the compiled pipeline '" + impl.pipeline.name() + "' (" +
+                impl.library_path + ") failed: its entry function returned " +
+                std::to_string(status));
+}
+
+} // namespace trapeze::runtime

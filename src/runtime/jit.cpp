@@ -1,0 +1,48 @@
+// compile() and CompiledPipeline: generate C++, compile or find it in the
+// cache, load it, and run it on checked arguments.
+#include "codegen/cpp_codegen.h"
+#include "runtime/compiled_pipeline_impl.h"
+#include "trapeze/error.h"
+#include "trapeze/runtime.h"
+
+namespace trapeze {
+
+namespace {
+
+const CompiledPipeline::Impl& checked(const std::shared_ptr<const CompiledPipeline::Impl>& impl) {
+  if (!impl)
+    throw Error("this CompiledPipeline is empty: obtain one from trapeze::compile(pipeline)");
+  return *impl;
+}
+
+} // namespace
+
+CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
+  return CompiledPipeline(runtime::load_module(p, codegen::generate_cpp(p), options));
+}
+
+void CompiledPipeline::run(const ParamValues& params, const BufferMap& inputs, BufferMap& outputs,
+                           int threads) const {
+  const Impl& impl = checked(impl_);
+  const ParamValues bound = impl.pipeline.bind(params);
+  check_arguments(impl.pipeline, bound, inputs, outputs);
+  runtime::invoke(impl, runtime::marshal_arguments(impl.pipeline, bound, inputs, outputs), threads);
+}
+
+BufferMap CompiledPipeline::run(const ParamValues& params, const BufferMap& inputs,
+                                int threads) const {
+  const Impl& impl = checked(impl_);
+  const ParamValues bound = impl.pipeline.bind(params);
+  BufferMap outputs = allocate_outputs(impl.pipeline, bound);
+  check_arguments(impl.pipeline, bound, inputs, outputs);
+  runtime::invoke(impl, runtime::marshal_arguments(impl.pipeline, bound, inputs, outputs), threads);
+  return outputs;
+}
+
+const std::string& CompiledPipeline::source() const { return checked(impl_).source; }
+
+const std::string& CompiledPipeline::library_path() const { return checked(impl_).library_path; }
+
+bool CompiledPipeline::from_cache() const { return checked(impl_).from_cache; }
+
+} // namespace trapeze
