@@ -5,6 +5,7 @@
 #include "trapeze/pipeline.h"
 #include "trapeze/runtime.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,5 +39,20 @@ struct App {
 const std::vector<App>& all_apps();
 /// The app of this name; throws trapeze::Error listing the names if none.
 const App& find_app(const std::string& name);
+
+/// The apps, one file each (benchmarks.md section in brackets).
+App make_blur_app();    ///< [0] 3x3 box blur, separable
+App make_unsharp_app(); ///< [1] unsharp mask
+App make_harris_app();  ///< [2] Harris corner detection
+
+// Helpers shared by the app files (app_support.cpp).
+
+/// The extents of input `input` of `p` for `params` (completed with the
+/// pipeline's defaults).
+std::vector<std::int64_t> input_extents(const Pipeline& p, const std::string& input,
+                                        const ParamValues& params);
+/// Throws trapeze::Error unless rows x cols is at least min_rows x min_cols.
+void require_image_size(const std::string& app, std::int64_t rows, std::int64_t cols,
+                        std::int64_t min_rows, std::int64_t min_cols);
 
 } // namespace trapeze::apps

@@ -6,7 +6,7 @@
 namespace trapeze::apps {
 
 const std::vector<App>& all_apps() {
-  static const std::vector<App> apps = {};
+  static const std::vector<App> apps = {make_blur_app(), make_unsharp_app(), make_harris_app()};
   return apps;
 }
 

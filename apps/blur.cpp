@@ -1,0 +1,69 @@
+/// \file
+/// Blur: benchmarks.md section 0 ("Blur (2 stages)").
+///
+///   img    float [R+2][C+2], values in [0, 1]
+///   blurx  (x, y), x in [1, R], y in [0, C+1]: (img(x-1,y) + img(x,y) + img(x+1,y)) / 3
+///   blury  (x, y), x in [1, R], y in [1, C]:   (blurx(x,y-1) + blurx(x,y) + blurx(x,y+1)) / 3
+///
+/// Interpretation: the stated default size, 4800 x 6400 (grey float), is the
+/// size of the image, i.e. of the input `img` (the spec gives the input no
+/// padding, unlike unsharp's), so R = rows - 2 = 4798 and C = cols - 2 = 6398;
+/// the output is R x C. size_for_image follows the same rule. The divisions
+/// are by the float literal 3.0f (float literals are single precision).
+#include "app.h"
+
+#include "trapeze/dsl.h"
+#include "trapeze/image_io.h"
+
+namespace trapeze::apps {
+
+namespace {
+
+Pipeline build_blur() {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R + 2, C + 2});
+
+  Func blurx("blurx", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
+  blurx.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f);
+
+  Func blury("blury", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
+  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
+
+  Pipeline p({blury}, "blur");
+  p.set_default("R", std::int64_t{4798});
+  p.set_default("C", std::int64_t{6398});
+  return p;
+}
+
+ParamValues blur_size_for_image(std::int64_t rows, std::int64_t cols) {
+  require_image_size("blur", rows, cols, 3, 3);
+  return {{"R", rows - 2}, {"C", cols - 2}};
+}
+
+BufferMap blur_inputs(const Pipeline& p, const ParamValues& params) {
+  SyntheticSpec spec;
+  spec.type = ScalarType::Float32;
+  spec.extents = input_extents(p, "img", params);
+  spec.lo = 0.0;
+  spec.hi = 1.0;
+  spec.seed = 1;
+  return {{"img", synthetic_image(spec)}};
+}
+
+} // namespace
+
+App make_blur_app() {
+  App app;
+  app.name = "blur";
+  app.description = "3x3 box blur as two separable 3-tap passes (grey float)";
+  app.build = build_blur;
+  app.default_size = blur_size_for_image(4800, 6400);
+  app.small_size = blur_size_for_image(64, 80);
+  app.make_inputs = blur_inputs;
+  app.size_for_image = blur_size_for_image;
+  app.tolerance = 1e-4;
+  return app;
+}
+
+} // namespace trapeze::apps

@@ -1,0 +1,99 @@
+/// \file
+/// Unsharp mask: benchmarks.md section 1 ("Unsharp mask (4 stages)").
+///
+///   R, C (int64)      output rows / cols
+///   threshold, weight float32 parameters, defaults 0.001 and 3
+///   img     float [3][R+4][C+4]: a colour image in [0, 1] zero-padded by 2
+///   blurx   (c, x, y) in [0,2] x [2,R+1] x [0,C+3]: vertical 5-tap binomial of img
+///   blury   (c, x, y) in [0,2] x [2,R+1] x [2,C+1]: horizontal 5-tap binomial of blurx
+///   sharpen on blury's domain: img * (1 + weight) - blury * weight
+///   mask    (output) on blury's domain: |img - blury| < threshold ? img : sharpen
+///
+/// Interpretation: the stated default size 2832 x 4256 x 3 is the colour image,
+/// i.e. the output (R = 2832, C = 4256); the input adds the 2-pixel zero ghost
+/// zone, and size_for_image(rows, cols) gives R = rows, C = cols. Taps are
+/// summed left to right in the order written in the spec and multiplied by
+/// 0.0625f; all literals are float32. `mask`'s domain starts at (2, 2), so its
+/// output buffer [3][R][C] holds point (c, x, y) at (c, x-2, y-2).
+#include "app.h"
+
+#include "trapeze/dsl.h"
+#include "trapeze/image_io.h"
+
+#include <algorithm>
+
+namespace trapeze::apps {
+
+namespace {
+
+Pipeline build_unsharp() {
+  Param R("R"), C("C");
+  Param threshold("threshold", ScalarType::Float32), weight("weight", ScalarType::Float32);
+  Var c("c"), x("x"), y("y");
+  Image img("img", ScalarType::Float32, {3, R + 4, C + 4});
+
+  Func blurx("blurx", ScalarType::Float32, {c, x, y}, {{0, 2}, {2, R + 1}, {0, C + 3}});
+  blurx.define((img(c, x - 2, y) + 4.0f * img(c, x - 1, y) + 6.0f * img(c, x, y) +
+                4.0f * img(c, x + 1, y) + img(c, x + 2, y)) *
+               0.0625f);
+
+  const std::vector<Interval> interior = {{0, 2}, {2, R + 1}, {2, C + 1}};
+  Func blury("blury", ScalarType::Float32, {c, x, y}, interior);
+  blury.define((blurx(c, x, y - 2) + 4.0f * blurx(c, x, y - 1) + 6.0f * blurx(c, x, y) +
+                4.0f * blurx(c, x, y + 1) + blurx(c, x, y + 2)) *
+               0.0625f);
+
+  Func sharpen("sharpen", ScalarType::Float32, {c, x, y}, interior);
+  sharpen.define(img(c, x, y) * (1.0f + weight) - blury(c, x, y) * weight);
+
+  Func mask("mask", ScalarType::Float32, {c, x, y}, interior);
+  mask.define(
+      select(abs(img(c, x, y) - blury(c, x, y)) < threshold, img(c, x, y), sharpen(c, x, y)));
+
+  Pipeline p({mask}, "unsharp");
+  p.set_default("R", std::int64_t{2832});
+  p.set_default("C", std::int64_t{4256});
+  p.set_default("threshold", 0.001);
+  p.set_default("weight", 3.0);
+  return p;
+}
+
+ParamValues unsharp_size_for_image(std::int64_t rows, std::int64_t cols) {
+  require_image_size("unsharp", rows, cols, 1, 1);
+  return {{"R", rows}, {"C", cols}};
+}
+
+/// A colour image in [0, 1] placed in the interior of a zero buffer.
+BufferMap unsharp_inputs(const Pipeline& p, const ParamValues& params) {
+  const std::vector<std::int64_t> extents = input_extents(p, "img", params);
+  const std::int64_t rows = extents[1] - 4, cols = extents[2] - 4;
+  SyntheticSpec spec;
+  spec.type = ScalarType::Float32;
+  spec.extents = {3, std::max<std::int64_t>(rows, 0), std::max<std::int64_t>(cols, 0)};
+  spec.lo = 0.0;
+  spec.hi = 1.0;
+  spec.seed = 1;
+  const Buffer colour = synthetic_image(spec);
+  Buffer img(ScalarType::Float32, extents);
+  for (std::int64_t ch = 0; ch < 3; ++ch)
+    for (std::int64_t x = 0; x < rows; ++x)
+      std::copy_n(&colour.at<float>({ch, x, 0}), cols, &img.at<float>({ch, x + 2, 2}));
+  return {{"img", img}};
+}
+
+} // namespace
+
+App make_unsharp_app() {
+  App app;
+  app.name = "unsharp";
+  app.description = "unsharp mask: 5-tap binomial blur, sharpen, threshold mask (colour float)";
+  app.build = build_unsharp;
+  app.default_size = unsharp_size_for_image(2832, 4256);
+  app.small_size = unsharp_size_for_image(64, 80);
+  app.make_inputs = unsharp_inputs;
+  app.size_for_image = unsharp_size_for_image;
+  app.tolerance = 1e-4;
+  return app;
+}
+
+} // namespace trapeze::apps

@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_apps unit
+  apps_test.cpp
+)
