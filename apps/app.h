@@ -51,6 +51,13 @@ App make_harris_app();  ///< [2] Harris corner detection
 /// pipeline's defaults).
 std::vector<std::int64_t> input_extents(const Pipeline& p, const std::string& input,
                                         const ParamValues& params);
+/// A user's image (read_png output) as one buffer of `input`'s type and extents:
+/// converted to float in [0, 1], reduced to `channels` channels (1: luma
+/// 0.299 R + 0.587 G + 0.114 B; 3: colour, grey replicated; alpha dropped),
+/// and placed at (row0, col0) of a zero buffer ([rows][cols] for 1 channel,
+/// [3][rows][cols] for 3).
+BufferMap image_input(const Pipeline& p, const ParamValues& params, const Buffer& image,
+                      const std::string& input, int channels, std::int64_t row0, std::int64_t col0);
 /// Throws trapeze::Error unless rows x cols is at least min_rows x min_cols.
 void require_image_size(const std::string& app, std::int64_t rows, std::int64_t cols,
                         std::int64_t min_rows, std::int64_t min_cols);

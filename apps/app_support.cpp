@@ -1,6 +1,8 @@
 // Helpers shared by the app files.
 #include "app.h"
 
+#include "trapeze/image_io.h"
+
 #include "trapeze/error.h"
 
 namespace trapeze::apps {
@@ -20,6 +22,44 @@ void require_image_size(const std::string& app, std::int64_t rows, std::int64_t 
   throw Error("app '" + app + "' needs an image of at least " + std::to_string(min_rows) + " x " +
               std::to_string(min_cols) + " pixels (rows x cols), got " + std::to_string(rows) +
               " x " + std::to_string(cols));
+}
+
+BufferMap image_input(const Pipeline& p, const ParamValues& params, const Buffer& image,
+                      const std::string& input, int channels, std::int64_t row0,
+                      std::int64_t col0) {
+  const Buffer f = to_float(image, ScalarType::Float32);
+  const int dims = f.dimensions();
+  const std::int64_t planes = dims == 3 ? f.extent(0) : 1;
+  const std::int64_t rows = f.extent(dims - 2), cols = f.extent(dims - 1);
+  const float* src = f.data<float>();
+  // Colour planes of the user's image: grey (and grey+alpha) has one.
+  const std::int64_t colour_planes = planes >= 3 ? 3 : 1;
+  const auto sample = [&](std::int64_t plane, std::int64_t x, std::int64_t y) {
+    return src[(plane * rows + x) * cols + y];
+  };
+  const std::vector<std::int64_t> extents = input_extents(p, input, params);
+  Buffer out(p.input(input)->type(), extents);
+  if (static_cast<int>(extents.size()) != (channels == 1 ? 2 : 3))
+    throw Error("input '" + input + "' has extents that do not fit a " + std::to_string(channels) +
+                "-channel image");
+  const std::int64_t out_rows = extents[extents.size() - 2], out_cols = extents.back();
+  if (row0 + rows > out_rows || col0 + cols > out_cols)
+    throw Error("a " + std::to_string(rows) + "x" + std::to_string(cols) +
+                " image does not fit input '" + input + "' (" + out.describe() + ") at offset (" +
+                std::to_string(row0) + ", " + std::to_string(col0) + ")");
+  for (int ch = 0; ch < channels; ++ch) {
+    for (std::int64_t x = 0; x < rows; ++x) {
+      for (std::int64_t y = 0; y < cols; ++y) {
+        double v;
+        if (channels == 1 && colour_planes == 3)
+          v = 0.299 * sample(0, x, y) + 0.587 * sample(1, x, y) + 0.114 * sample(2, x, y);
+        else
+          v = sample(colour_planes == 3 ? ch : 0, x, y);
+        out.set_from_double((ch * out_rows + row0 + x) * out_cols + col0 + y, v);
+      }
+    }
+  }
+  return BufferMap{{input, out}};
 }
 
 } // namespace trapeze::apps

@@ -93,6 +93,9 @@ App make_harris_app() {
   app.small_size = harris_size_for_image(64, 80);
   app.make_inputs = harris_inputs;
   app.size_for_image = harris_size_for_image;
+  app.inputs_from_image = [](const Pipeline& p, const ParamValues& params, const Buffer& image) {
+    return image_input(p, params, image, "img", 1, 0, 0); // the whole image, grey
+  };
   app.tolerance = 1e-4;
   return app;
 }

@@ -92,6 +92,9 @@ App make_unsharp_app() {
   app.small_size = unsharp_size_for_image(64, 80);
   app.make_inputs = unsharp_inputs;
   app.size_for_image = unsharp_size_for_image;
+  app.inputs_from_image = [](const Pipeline& p, const ParamValues& params, const Buffer& image) {
+    return image_input(p, params, image, "img", 3, 2, 2); // colour, inside the 2-pixel zero border
+  };
   app.tolerance = 1e-4;
   return app;
 }
