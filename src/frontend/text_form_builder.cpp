@@ -7,6 +7,7 @@
 #include "frontend/text_form_parser.h"
 #include "trapeze/ir_visitor.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>

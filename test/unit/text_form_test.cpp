@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -378,6 +379,20 @@ TEST(TextForm, LoadsAFile) {
   EXPECT_EQ(to_text(p), to_text(blur()));
   EXPECT_EQ(p.stage("blury")->describe(), "'blury' (declared at text_form_blur.trapeze:12)");
   std::remove(path.c_str());
+}
+
+TEST(TextForm, TheDocumentedExampleParses) {
+  std::ifstream doc(std::string(TRAPEZE_SOURCE_DIR) + "/docs/text-form.md");
+  ASSERT_TRUE(doc) << "docs/text-form.md not found";
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::size_t example = text.find("```\n", text.find("## An example"));
+  ASSERT_NE(example, std::string::npos);
+  const std::size_t end = text.find("```", example + 4);
+  const Pipeline p = parse_pipeline(text.substr(example + 4, end - example - 4), "example");
+  EXPECT_EQ(p.name(), "unsharp");
+  EXPECT_EQ(p.stages().size(), 3u);
+  EXPECT_EQ(p.outputs().size(), 3u);
+  expect_text_round_trip(p);
 }
 
 } // namespace
