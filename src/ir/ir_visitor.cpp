@@ -185,6 +185,32 @@ class Printer : public ExprVisitor {
 public:
   std::string out;
 
+  // Binary::make widens an operand to int64 when the other one is int64, so
+  // beside an operand that is int64 by itself, an int64 constant prints as a
+  // plain literal and a widening cast is left out: `x <= R + 1` reads back to
+  // the same tree as `int64(x) <= R + int64(1)`.
+  void print_operand(const Expr& operand, const Expr& other, int min_precedence) {
+    if (is_int64_by_itself(other)) {
+      if (const auto* c = operand.as<Cast>(); c && is_widening_to_int64(c)) {
+        print(c->value, min_precedence);
+        return;
+      }
+      implied_int64_ = true;
+    }
+    print(operand, min_precedence);
+    implied_int64_ = false;
+  }
+
+  static bool is_widening_to_int64(const Cast* c) {
+    return c->type == ScalarType::Int64 && is_integer(c->value.type());
+  }
+  // Prints as an int64 expression without help from its sibling.
+  static bool is_int64_by_itself(const Expr& e) {
+    if (e.type() != ScalarType::Int64 || e.as<IntConst>()) return false;
+    const auto* c = e.as<Cast>();
+    return !(c && is_widening_to_int64(c));
+  }
+
   void print(const Expr& e, int min_precedence) {
     const bool parens = precedence(e) < min_precedence;
     if (parens) out += "(";
@@ -194,9 +220,11 @@ public:
 
 protected:
   void visit_node(const IntConst* n, const Expr&) override {
+    const bool implied = implied_int64_;
+    implied_int64_ = false;
     if (n->type == ScalarType::Bool) {
       out += n->value ? "true" : "false";
-    } else if (n->type == ScalarType::Int32) {
+    } else if (n->type == ScalarType::Int32 || (implied && n->type == ScalarType::Int64)) {
       out += std::to_string(n->value);
     } else {
       out += std::string(type_name(n->type)) + "(" + std::to_string(n->value) + ")";
@@ -225,16 +253,16 @@ protected:
   void visit_node(const Binary* n, const Expr& self) override {
     if (!is_infix(n->op)) {
       out += std::string(binary_op_name(n->op)) + "(";
-      print(n->a, 0);
+      print_operand(n->a, n->b, 0);
       out += ", ";
-      print(n->b, 0);
+      print_operand(n->b, n->a, 0);
       out += ")";
       return;
     }
     const int p = precedence(self);
-    print(n->a, p); // left-associative: an equal level on the left needs no parentheses
+    print_operand(n->a, n->b, p); // left-associative: an equal level needs no parentheses
     out += std::string(" ") + binary_op_name(n->op) + " ";
-    print(n->b, p + 1);
+    print_operand(n->b, n->a, p + 1);
   }
   void visit_node(const Select* n, const Expr&) override {
     out += "select(";
@@ -253,6 +281,9 @@ protected:
     }
     out += ")";
   }
+
+private:
+  bool implied_int64_ = false;
 };
 
 } // namespace

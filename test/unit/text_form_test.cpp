@@ -258,9 +258,9 @@ pipeline blur
 param C: int64
 param R: int64
 
-input img: float32[R + int64(2)][C + int64(2)]
+input img: float32[R + 2][C + 2]
 
-stage blurx(x, y): float32 on [1, R] x [0, C + int64(1)]
+stage blurx(x, y): float32 on [1, R] x [0, C + 1]
   = (img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f
 
 stage blury(x, y): float32 on [1, R] x [1, C]
@@ -275,15 +275,14 @@ TEST(TextForm, PrintsParamDefaultsCasesAndReductions) {
   EXPECT_THAT(u, HasSubstr("param threshold: float32 = 0.001f\n"));
   EXPECT_THAT(u, HasSubstr("param weight: float32 = 3.0f\n"));
   EXPECT_THAT(u, HasSubstr("param R: int64 = 2832\n"));
-  EXPECT_THAT(u, HasSubstr("input img: float32[3][R + int64(4)][C + int64(4)]\n"));
+  EXPECT_THAT(u, HasSubstr("input img: float32[3][R + 4][C + 4]\n"));
   const std::string h = to_text(harris());
-  EXPECT_THAT(h, HasSubstr("  case x >= 2 && int64(x) <= R - int64(1) && y >= 2 && "
-                           "int64(y) <= C - int64(1): "));
+  EXPECT_THAT(h, HasSubstr("  case x >= 2 && x <= R - 1 && y >= 2 && y <= C - 1: "));
   EXPECT_THAT(h, HasSubstr("  case x == 0: Ixy(x, y)\n  default: 0.0f\n"));
   const std::string r = to_text(histogram());
   EXPECT_THAT(r, HasSubstr("stage hist(b): int32 on [0, 255]\n"
                            "  init: 0\n"
-                           "  reduce over rx in [0, R - int64(1)], ry in [0, C - int64(1)]:\n"
+                           "  reduce over rx in [0, R - 1], ry in [0, C - 1]:\n"
                            "    hist(int32(img(rx, ry))) += 1\n"));
   EXPECT_THAT(r, HasSubstr("    extremes(0) min= int32(img(rx, ry))\n"
                            "    extremes(1) max= int32(img(rx, ry))\n"));
