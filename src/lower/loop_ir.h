@@ -117,7 +117,7 @@ enum class MemoryScope : std::uint8_t {
   Input,  ///< the caller's input pointer number `slot`
   Output, ///< the caller's output pointer number `slot`
   Heap,   ///< allocated (64-byte aligned) where the Allocate is, freed after its body
-  Stack,  ///< per-thread scratch memory (a stack array when the size is a small constant)
+  Stack,  ///< per-thread scratch memory where the Allocate is (today printed like Heap)
 };
 /// "input", "output", "heap", "stack".
 const char* memory_scope_name(MemoryScope scope);

@@ -165,6 +165,19 @@ TEST(Lowering, DriverPrintsAfterPassesAndRejectsUnknownNames) {
   }
 }
 
+TEST(Lowering, ParallelismPassesBelowASingleChannelAndCollapsesFewChannels) {
+  Param R("R"), C("C");
+  Var c("c"), x("x"), y("y");
+  Image img("img", ScalarType::Int16, {R, C});
+  Func d("d", ScalarType::Int16, {c, x, y}, {{0, 2}, {0, R - 1}, {0, C - 1}});
+  d.define({Case(c == 0, img(x, y))}, cast<std::int16_t>(img(x, y) + 1));
+  const std::string ir = lower::to_string(lower::lower(Pipeline({d}, "channels")).body);
+  EXPECT_THAT(ir, HasSubstr("serial for c in [0, 0]:\n  parallel for x in [0, R - 1]:\n"
+                            "    vectorized for y in [0, C - 1]:\n      d(c, x, y) = img(x, y)\n"));
+  EXPECT_THAT(ir,
+              HasSubstr("parallel for c in [1, 2] collapse(2):\n  serial for x in [0, R - 1]:\n"));
+}
+
 // ---------------------------------------------------------------- generated text
 
 TEST(CppText, IsReadableAndFollowsTheAbi) {
@@ -411,6 +424,42 @@ TEST(Compiled, HistogramReduction) {
   }
   for (int k = 0; k < 16; ++k)
     EXPECT_EQ(result[k], hist_ref[k] * 1000 + low_ref[k % 4]) << k;
+}
+
+// Float math, exact literals, float parameters, and names that C++ reserves.
+TEST(Compiled, FloatMathAndReservedNames) {
+  Param N("N"), w("w", ScalarType::Float32);
+  Var x("x");
+  Image img("float", ScalarType::Float32, {N});
+  Func e("exp", ScalarType::Float32, {x}, {{0, N - 1}});
+  e.define(cast<float>(sqrt(img(x)) * w + pow(img(x), 1.5f) + img(x) % 0.75f + min(img(x), 0.1f) +
+                       max(img(x), -2.5f) + abs(img(x) - 3.0f) + floor(img(x)) +
+                       select(img(x) > 2.0f, f64(0.1), f64(1e-300) * f64(1e300))));
+  const codegen::CppModule m = codegen::generate_cpp(Pipeline({e}, "float math"));
+  EXPECT_EQ(m.entry_symbol, "trapeze_float_math");
+  EXPECT_THAT(m.source, HasSubstr("const float w = float(params[1].f);"));
+  EXPECT_THAT(m.source, HasSubstr("const float* __restrict float_2 = "));
+  EXPECT_THAT(m.source, HasSubstr("float* __restrict exp_2 = "));
+  EXPECT_THAT(m.source, HasSubstr("sqrtf(float_2["));
+  Loaded lib(m);
+  const int n = 17;
+  std::vector<float> in(n), out(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = static_cast<float>(i) * 0.37f;
+  codegen::ParamSlot params[2];
+  params[0].i = n;
+  params[1].f = 0.3;
+  const void* inputs[] = {in.data()};
+  void* outputs[] = {out.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  for (int i = 0; i < n; ++i) {
+    const float v = in[i];
+    const float fm = v - 0.75f * std::floor(v / 0.75f);
+    const float f32 = std::sqrt(v) * 0.3f + std::pow(v, 1.5f) + fm + std::min(v, 0.1f) +
+                      std::max(v, -2.5f) + std::fabs(v - 3.0f) + std::floor(v);
+    const double expect = static_cast<double>(f32) + (v > 2.0f ? 0.1 : 1e-300 * 1e300);
+    EXPECT_NEAR(out[i], static_cast<float>(expect), 1e-5f * (1.0f + std::fabs(out[i]))) << i;
+  }
 }
 
 // GCC reports every loop it vectorizes; the innermost loops of the stages must be among them.
