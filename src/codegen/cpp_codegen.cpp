@@ -45,7 +45,7 @@ const std::set<std::string>& reserved_names() {
 }
 
 // A C++ identifier for `name`: other characters become '_', no leading digit
-// or underscore, no double underscore.
+// or underscore, no double underscore, no tz_/trapeze_ prefix.
 std::string sanitize(const std::string& name) {
   std::string s;
   for (char c : name) {
@@ -53,7 +53,9 @@ std::string sanitize(const std::string& name) {
     if (k == '_' && !s.empty() && s.back() == '_') continue;
     s += k;
   }
-  if (s.empty() || s[0] == '_' || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
+  if (s.empty() || s[0] == '_' || std::isdigit(static_cast<unsigned char>(s[0])) ||
+      s.rfind("tz_", 0) == 0 || s.rfind("trapeze_", 0) == 0)
+    s = "v" + s; // the generated code's own names start with tz_ and trapeze_
   return s;
 }
 

@@ -432,8 +432,10 @@ TEST(Compiled, FloatMathAndReservedNames) {
   Var x("x");
   Image img("float", ScalarType::Float32, {N});
   Func e("exp", ScalarType::Float32, {x}, {{0, N - 1}});
+  Func t("tz_min", ScalarType::Float32, {x}, {{0, N - 1}});
+  t.define(img(x) * 2.0f);
   e.define(cast<float>(sqrt(img(x)) * w + pow(img(x), 1.5f) + img(x) % 0.75f + min(img(x), 0.1f) +
-                       max(img(x), -2.5f) + abs(img(x) - 3.0f) + floor(img(x)) +
+                       max(img(x), -2.5f) + abs(t(x) * 0.5f - 3.0f) + floor(img(x)) +
                        select(img(x) > 2.0f, f64(0.1), f64(1e-300) * f64(1e300))));
   const codegen::CppModule m = codegen::generate_cpp(Pipeline({e}, "float math"));
   EXPECT_EQ(m.entry_symbol, "trapeze_float_math");
@@ -441,6 +443,7 @@ TEST(Compiled, FloatMathAndReservedNames) {
   EXPECT_THAT(m.source, HasSubstr("const float* __restrict float_2 = "));
   EXPECT_THAT(m.source, HasSubstr("float* __restrict exp_2 = "));
   EXPECT_THAT(m.source, HasSubstr("sqrtf(float_2["));
+  EXPECT_THAT(m.source, HasSubstr("float* __restrict vtz_min = "));
   Loaded lib(m);
   const int n = 17;
   std::vector<float> in(n), out(n);
