@@ -1,0 +1,506 @@
+// Loop IR to readable C++ with OpenMP: names, buffers, loops, the entry function.
+#include "codegen/cpp_codegen.h"
+
+#include "codegen/abi.h"
+#include "codegen/cpp_expr.h"
+#include "lower/bounds_simplify.h"
+#include "lower/lower.h"
+#include "trapeze/ir_visitor.h"
+
+#include <cctype>
+#include <climits>
+#include <map>
+#include <set>
+
+namespace trapeze::codegen {
+
+using namespace ir;
+using lower::Stmt;
+
+namespace {
+
+// Identifiers the generated code uses for itself, or that C++ reserves.
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> names = {
+      // keywords
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "restrict",
+      // types, macros and functions the generated code relies on
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "size_t", "NULL", "INFINITY", "NAN", "main", "std", "abs", "fabs", "fabsf", "sqrt", "sqrtf",
+      "exp", "expf", "log", "logf", "floor", "floorf", "ceil", "ceilf", "sin", "sinf", "cos",
+      "cosf", "pow", "powf", "free", "malloc", "aligned_alloc", "omp_get_max_threads",
+      // the entry function's own names
+      "params", "inputs", "outputs", "num_threads", "trapeze_param"};
+  return names;
+}
+
+// A C++ identifier for `name`: other characters become '_', no leading digit
+// or underscore, no double underscore, no tz_/trapeze_ prefix.
+std::string sanitize(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    const char k = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (k == '_' && !s.empty() && s.back() == '_') continue;
+    s += k;
+  }
+  if (s.empty() || s[0] == '_' || std::isdigit(static_cast<unsigned char>(s[0])) ||
+      s.rfind("tz_", 0) == 0 || s.rfind("trapeze_", 0) == 0)
+    s = "v" + s; // the generated code's own names start with tz_ and trapeze_
+  return s;
+}
+
+// Scoped names: every IR name (keyed by its kind) maps to a C++ identifier
+// that is unique among the visible ones, so C++ never shadows an IR name.
+class Names {
+public:
+  Names() { push(); }
+  void push() { scopes_.emplace_back(); }
+  void pop() { scopes_.pop_back(); }
+
+  std::string declare(const std::string& key, const std::string& base) {
+    const std::string clean = sanitize(base);
+    std::string name = clean;
+    for (int n = 2; taken(name); ++n)
+      name = clean + "_" + std::to_string(n);
+    scopes_.back().declared.insert(name);
+    scopes_.back().bound[key] = name;
+    return name;
+  }
+
+  std::string lookup(const std::string& key) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      const auto found = it->bound.find(key);
+      if (found != it->bound.end()) return found->second;
+    }
+    TRAPEZE_ASSERT(false, "no C++ name for " + key);
+  }
+
+  bool bound(const std::string& key) const {
+    for (const Scope& s : scopes_)
+      if (s.bound.count(key)) return true;
+    return false;
+  }
+
+private:
+  bool taken(const std::string& name) const {
+    if (reserved_names().count(name) || name.rfind("tz_", 0) == 0 || name.rfind("trapeze_", 0) == 0)
+      return true;
+    for (const Scope& s : scopes_)
+      if (s.declared.count(name)) return true;
+    return false;
+  }
+
+  struct Scope {
+    std::set<std::string> declared;
+    std::map<std::string, std::string> bound;
+  };
+  std::vector<Scope> scopes_;
+};
+
+// How a buffer is indexed in C++: its pointer and, per dimension, the origin
+// (a literal or a name) and the stride (a name; the last dimension has none).
+struct BufferNames {
+  std::string pointer;
+  std::vector<std::string> origin;
+  std::vector<std::string> stride;
+};
+
+std::string shape_text(const std::vector<Expr>& extents) {
+  std::string s;
+  for (const Expr& e : extents)
+    s += "[" + lower::expr_text(e) + "]";
+  return s;
+}
+
+std::string tuple_text(const std::vector<Expr>& es) {
+  std::string s;
+  for (std::size_t i = 0; i < es.size(); ++i)
+    s += (i ? ", " : "") + lower::expr_text(es[i]);
+  return "(" + s + ")";
+}
+
+class CppPrinter {
+public:
+  std::string body;
+  std::set<std::string> helpers;
+  bool uses_threads = false;
+  bool uses_heap = false;
+  bool uses_failure_flag = false;
+
+  explicit CppPrinter(const Pipeline& p) {
+    context_.var = [this](const std::string& n) { return names_.lookup("v:" + n); };
+    context_.param = [this](const std::string& n) { return names_.lookup("p:" + n); };
+    context_.load = [this](const Access& a, const std::vector<PrintedIndex>& idx) {
+      return element(buffer("b:" + a.producer_name()), idx);
+    };
+    context_.helpers = &helpers;
+    for (std::size_t i = 0; i < p.params().size(); ++i) {
+      const ParamInfo& q = p.params()[i];
+      const std::string name = names_.declare("p:" + q.name, q.name);
+      const std::string slot = "params[" + std::to_string(i) + "]";
+      std::string value = slot + ".i";
+      if (q.type == ScalarType::Float64) value = slot + ".f";
+      if (q.type == ScalarType::Float32) value = "float(" + slot + ".f)";
+      params_ +=
+          "  const " + std::string(cpp_type_name(q.type)) + " " + name + " = " + value + ";\n";
+    }
+  }
+
+  const std::string& param_lines() const { return params_; }
+
+  void print(const Stmt& s) {
+    if (const auto* n = s.as<lower::For>()) return print_for(*n);
+    if (const auto* n = s.as<lower::Block>()) {
+      for (const Stmt& c : n->stmts)
+        print(c);
+      return;
+    }
+    if (const auto* n = s.as<lower::IfThenElse>()) return print_if(*n);
+    if (const auto* n = s.as<lower::Allocate>()) return print_allocate(*n);
+    if (const auto* n = s.as<lower::Store>()) {
+      std::vector<PrintedIndex> idx;
+      for (const Expr& e : n->index)
+        idx.push_back({expr(e), e.type()});
+      line(element(buffer("s:" + n->buffer), idx) + " = " + expr(n->value) + ";");
+      return;
+    }
+    if (const auto* n = s.as<lower::LetStmt>()) {
+      const std::string value = expr(n->value);
+      const std::string key = (n->value.type() == ScalarType::Int32 ? "v:" : "p:") + n->name;
+      const std::string name = names_.declare(key, n->name);
+      line("const " + std::string(cpp_type_name(n->value.type())) + " " + name + " = " + value +
+           ";");
+      print(n->body);
+      return;
+    }
+    if (const auto* n = s.as<lower::Comment>()) {
+      // A blank line before each stage's comment.
+      if (depth_ == 1 && !body.empty() && !last_line_comment_) body += "\n";
+      std::size_t start = 0;
+      while (start <= n->text.size()) {
+        const std::size_t end = n->text.find('\n', start);
+        line("// " + n->text.substr(start, end == std::string::npos ? end : end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      return;
+    }
+    TRAPEZE_ASSERT(false, "unknown statement kind");
+  }
+
+private:
+  void line(const std::string& text) {
+    body += std::string(2 * depth_, ' ') + text + "\n";
+    last_line_comment_ = text.rfind("//", 0) == 0;
+  }
+  std::string expr(const Expr& e) { return print_cpp_expr(e, context_); }
+  // A bound or an extent, assigned to a typed variable: a literal needs no type.
+  std::string bound(const Expr& e) {
+    if (const auto* k = e.as<IntConst>(); k && k->value > INT32_MIN && k->value <= INT32_MAX)
+      return std::to_string(k->value);
+    return expr(e);
+  }
+
+  const BufferNames& buffer(const std::string& key) const {
+    for (auto it = buffers_.rbegin(); it != buffers_.rend(); ++it) {
+      const auto found = it->find(key);
+      if (found != it->end()) return found->second;
+    }
+    TRAPEZE_ASSERT(false, "no buffer in scope for " + key);
+  }
+
+  // `pointer[sum((i_d - origin_d) * stride_d)]`, in int64.
+  static std::string element(const BufferNames& b, const std::vector<PrintedIndex>& idx) {
+    TRAPEZE_ASSERT(idx.size() == b.origin.size(), "access with the wrong number of indices");
+    std::string offset;
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+      std::string term =
+          idx[d].type == ScalarType::Int64 ? idx[d].text : "int64_t(" + idx[d].text + ")";
+      const bool last = d + 1 == idx.size();
+      if (b.origin[d] != "0") {
+        const bool simple = term.find_first_of(" ") == std::string::npos;
+        term = (simple ? term : "(" + term + ")") + " - " + b.origin[d];
+        if (!last) term = "(" + term + ")";
+      } else if (!last && idx[d].type == ScalarType::Int64 &&
+                 term.find_first_of(" ") != std::string::npos) {
+        term = "(" + term + ")";
+      }
+      if (!last) term += " * " + b.stride[d];
+      offset += (d ? " + " : "") + term;
+    }
+    return b.pointer + "[" + offset + "]";
+  }
+
+  void print_for(const lower::For& n) {
+    const std::string lo = bound(n.min), hi = bound(n.max);
+    const bool parallel = lower::is_parallel(n.kind) && parallel_depth_ == 0;
+    std::string pragma;
+    if (parallel) {
+      uses_threads = true;
+      pragma = lower::is_vectorized(n.kind) ? "#pragma omp parallel for simd"
+                                            : "#pragma omp parallel for";
+      pragma += " num_threads(tz_threads)";
+      if (n.collapse > 1) pragma += " collapse(" + std::to_string(n.collapse) + ")";
+    } else if (lower::is_vectorized(n.kind)) {
+      pragma = "#pragma omp simd";
+    }
+    names_.push();
+    buffers_.emplace_back();
+    const std::string v = names_.declare("v:" + n.var, n.var);
+    if (!pragma.empty()) line(pragma);
+    line("for (int32_t " + v + " = " + lo + "; " + v + " <= " + hi + "; ++" + v + ") {");
+    ++depth_;
+    if (parallel) ++parallel_depth_;
+    print(n.body);
+    if (parallel) --parallel_depth_;
+    --depth_;
+    line("}");
+    buffers_.pop_back();
+    names_.pop();
+  }
+
+  void print_if(const lower::IfThenElse& n) {
+    line("if (" + expr(n.cond) + ") {");
+    nested(n.then_case);
+    if (n.else_case.defined()) {
+      line("} else {");
+      nested(n.else_case);
+    }
+    line("}");
+  }
+
+  void nested(const Stmt& s) {
+    names_.push();
+    buffers_.emplace_back();
+    ++depth_;
+    print(s);
+    --depth_;
+    buffers_.pop_back();
+    names_.pop();
+  }
+
+  void print_allocate(const lower::Allocate& n) {
+    const std::size_t dims = n.extents.size();
+    const std::string type(cpp_type_name(n.type));
+    line("// " + n.name + ": " + std::string(type_name(n.type)) + shape_text(n.extents) + " from " +
+         tuple_text(n.origin) + ", " + memory_scope_name(n.scope) +
+         (n.scope == lower::MemoryScope::Heap ? " (64-byte aligned)" : "") +
+         (n.producer != n.name ? ", holds " + n.producer : ""));
+    BufferNames b;
+    std::vector<std::string> extent(dims);
+    for (std::size_t d = 0; d < dims; ++d) {
+      extent[d] = names_.declare("#", n.name + "_extent" + std::to_string(d));
+      line("const int64_t " + extent[d] + " = " + bound(n.extents[d]) + ";");
+    }
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (const auto* k = n.origin[d].as<IntConst>()) {
+        b.origin.push_back(std::to_string(k->value));
+        continue;
+      }
+      b.origin.push_back(names_.declare("#", n.name + "_min" + std::to_string(d)));
+      line("const int64_t " + b.origin.back() + " = " + bound(n.origin[d]) + ";");
+    }
+    b.stride.assign(dims, "1");
+    for (std::size_t d = dims - 1; d-- > 0;) {
+      b.stride[d] = names_.declare("#", n.name + "_stride" + std::to_string(d));
+      const std::string value =
+          d + 2 == dims ? extent[d + 1] : b.stride[d + 1] + " * " + extent[d + 1];
+      line("const int64_t " + b.stride[d] + " = " + value + ";");
+    }
+    const std::string size = dims == 1 ? extent[0] : b.stride[0] + " * " + extent[0];
+    b.pointer = names_.declare("b:" + n.producer, n.name);
+    switch (n.scope) {
+    case lower::MemoryScope::Input:
+      line("const " + type + "* __restrict " + b.pointer + " = static_cast<const " + type +
+           "*>(inputs[" + std::to_string(n.slot) + "]);");
+      break;
+    case lower::MemoryScope::Output:
+      line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(outputs[" +
+           std::to_string(n.slot) + "]);");
+      break;
+    case lower::MemoryScope::Stack:
+    case lower::MemoryScope::Heap: {
+      uses_heap = true;
+      const std::string memory = names_.declare("#", n.name + "_memory");
+      line("tz_buffer " + memory + "(" + size + " * int64_t(sizeof(" + type + ")));");
+      if (parallel_depth_ == 0) {
+        line("if (!" + memory + ".data) return 1;");
+      } else {
+        uses_failure_flag = true;
+        line("if (!" + memory + ".data) {");
+        line("#pragma omp atomic write");
+        line("  tz_failed = 1;");
+        line("  continue;");
+        line("}");
+      }
+      line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
+           ".data);");
+      break;
+    }
+    }
+    buffers_.back()["b:" + n.producer] = b;
+    buffers_.back()["s:" + n.name] = b;
+    print(n.body);
+  }
+
+  Names names_;
+  CppExprContext context_;
+  std::string params_;
+  std::vector<std::map<std::string, BufferNames>> buffers_ = {{}};
+  int depth_ = 1;
+  int parallel_depth_ = 0;
+  bool last_line_comment_ = false;
+};
+
+std::string c_string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The comment that documents the calling convention of this pipeline.
+std::string abi_comment(const Pipeline& p) {
+  const lower::BoundsProver prover = lower::BoundsProver::for_pipeline(p);
+  std::string s = "// Parameters (params[i]; int64 in .i, float32/float64 in .f):\n";
+  if (p.params().empty()) s += "//   none\n";
+  for (std::size_t i = 0; i < p.params().size(); ++i)
+    s += "//   params[" + std::to_string(i) + "] " + p.params()[i].name + ": " +
+         std::string(type_name(p.params()[i].type)) + "\n";
+  s += "// Inputs (inputs[i]; dense, last dimension contiguous):\n";
+  if (p.inputs().empty()) s += "//   none\n";
+  for (std::size_t i = 0; i < p.inputs().size(); ++i) {
+    const auto& in = p.inputs()[i];
+    std::vector<Expr> extents;
+    for (const Expr& e : in->extents())
+      extents.push_back(prover.simplify(e));
+    s += "//   inputs[" + std::to_string(i) + "] " + in->name() + ": " +
+         std::string(type_name(in->type())) + shape_text(extents) + "\n";
+  }
+  s += "// Outputs (outputs[i]; dense, last dimension contiguous):\n";
+  for (std::size_t i = 0; i < p.outputs().size(); ++i) {
+    const auto& f = p.outputs()[i];
+    std::vector<Expr> extents, origin;
+    for (const Interval& range : f->domain()) {
+      origin.push_back(prover.simplify(range.lo));
+      extents.push_back(prover.simplify(
+          Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, range.hi, range.lo), Expr(1))));
+    }
+    s += "//   outputs[" + std::to_string(i) + "] " + f->name() + ": " +
+         std::string(type_name(f->type())) + shape_text(extents) + ", element 0 holds the point " +
+         tuple_text(origin) + "\n";
+  }
+  s += "// num_threads <= 0 means OpenMP's default. Returns 0 on success, 1 if memory ran out.\n";
+  return s;
+}
+
+const char* kParamTypedef = "#ifndef TRAPEZE_PARAM_DEFINED\n"
+                            "#define TRAPEZE_PARAM_DEFINED\n"
+                            "typedef union {\n"
+                            "  int64_t i;\n"
+                            "  double f;\n"
+                            "} trapeze_param;\n"
+                            "#endif\n";
+
+std::string entry_declaration(const std::string& symbol) {
+  return "int " + symbol +
+         "(const trapeze_param* params, const void* const* inputs, void* const* outputs,\n"
+         "    int num_threads)";
+}
+
+std::string make_header(const Pipeline& p, const std::string& symbol) {
+  std::string guard = "TRAPEZE_GENERATED_";
+  for (char c : symbol)
+    guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  guard += "_H";
+  std::string h = "// Generated by trapeze from pipeline '" + p.name() + "'.\n";
+  h += "// Entry point " + symbol + ".\n" + abi_comment(p);
+  h += "#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdint.h>\n\n";
+  h += kParamTypedef;
+  h += "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  h += entry_declaration(symbol) + ";\n";
+  h += "/* The ABI description the runtime compares before calling (codegen::signature). */\n";
+  h += "const char* " + symbol + "_signature(void);\n";
+  h += "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return h;
+}
+
+std::string stage_list(const Pipeline& p) {
+  std::string s;
+  for (const auto& f : p.stages()) {
+    const Definition& d = f->definition();
+    const std::string kind = d.is_reduction() ? "reduction" : d.cases.empty() ? "pure" : "cases";
+    s += "//   " + f->name() + " (" + kind + (p.is_output(*f) ? ", output" : "") + ")\n";
+  }
+  return s;
+}
+
+} // namespace
+
+CppModule generate_cpp(const Pipeline& p) {
+  const lower::Lowered lowered = lower::lower(p);
+  CppModule m;
+  m.entry_symbol = entry_symbol(p);
+  m.signature = signature(p);
+  m.header = make_header(p, m.entry_symbol);
+
+  CppPrinter printer(p);
+  printer.print(lowered.body);
+
+  std::string& s = m.source;
+  s = "// Generated by trapeze from pipeline '" + p.name() + "'.\n";
+  s += "// Stages, producers first:\n" + stage_list(p);
+  s += "// Entry point " + m.entry_symbol + ".\n" + abi_comment(p);
+  s += "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n";
+  s += "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n";
+  s += kParamTypedef;
+  const std::string helpers = cpp_helper_definitions(printer.helpers);
+  const bool any_helper = printer.uses_threads || printer.uses_heap || !helpers.empty();
+  if (any_helper) s += "\nnamespace {\n\n";
+  if (printer.uses_threads) {
+    s += "inline int tz_max_threads() {\n#ifdef _OPENMP\n  return omp_get_max_threads();\n"
+         "#else\n  return 1;\n#endif\n}\n\n";
+  }
+  if (printer.uses_heap) {
+    s += "// Heap memory for an intermediate buffer: 64-byte aligned, freed at scope exit.\n"
+         "struct tz_buffer {\n"
+         "  void* data;\n"
+         "  explicit tz_buffer(int64_t bytes)\n"
+         "      : data(aligned_alloc(64, size_t(bytes > 0 ? (bytes + 63) / 64 * 64 : 64))) {}\n"
+         "  ~tz_buffer() { free(data); }\n"
+         "  tz_buffer(const tz_buffer&) = delete;\n"
+         "  tz_buffer& operator=(const tz_buffer&) = delete;\n"
+         "};\n\n";
+  }
+  if (!helpers.empty()) s += helpers + "\n";
+  s += any_helper ? "} // namespace\n\n" : "\n";
+  s += "extern \"C\" const char* " + m.entry_symbol + "_signature(void) {\n  return " +
+       c_string_literal(m.signature) + ";\n}\n\n";
+  s += "extern \"C\" " + entry_declaration(m.entry_symbol) + " {\n";
+  s += printer.param_lines();
+  if (p.params().empty()) s += "  (void)params;\n";
+  if (p.inputs().empty()) s += "  (void)inputs;\n";
+  if (printer.uses_threads) {
+    s += "  const int tz_threads = num_threads > 0 ? num_threads : tz_max_threads();\n";
+  } else {
+    s += "  (void)num_threads;\n";
+  }
+  if (printer.uses_failure_flag) s += "  int tz_failed = 0;\n";
+  s += printer.body;
+  s += printer.uses_failure_flag ? "  return tz_failed;\n}\n" : "  return 0;\n}\n";
+  return m;
+}
+
+} // namespace trapeze::codegen

@@ -1,0 +1,193 @@
+// Affine forms, a small prover over non-emptiness facts, and bound simplification.
+#include "lower/bounds_simplify.h"
+
+#include "trapeze/ir_visitor.h"
+
+#include <cstdlib>
+
+namespace trapeze::lower {
+
+using namespace ir;
+
+AffineForm AffineForm::operator+(const AffineForm& o) const {
+  AffineForm r = *this;
+  r.constant += o.constant;
+  for (const auto& [key, term] : o.terms) {
+    auto [it, fresh] = r.terms.emplace(key, term);
+    if (!fresh) {
+      it->second.first += term.first;
+      if (it->second.first == 0) r.terms.erase(it);
+    }
+  }
+  return r;
+}
+
+AffineForm AffineForm::scaled(std::int64_t k) const {
+  AffineForm r;
+  if (k == 0) return r;
+  r.constant = constant * k;
+  for (const auto& [key, term] : terms)
+    r.terms.emplace(key, std::make_pair(term.first * k, term.second));
+  return r;
+}
+
+AffineForm AffineForm::operator-(const AffineForm& o) const { return *this + o.scaled(-1); }
+
+namespace {
+
+bool is_index_type(ScalarType t) { return t == ScalarType::Int32 || t == ScalarType::Int64; }
+
+AffineForm atom(const Expr& e) {
+  AffineForm f;
+  std::string key;
+  if (const auto* p = e.as<ParamRef>()) {
+    key = "0" + p->name;
+  } else if (const auto* v = e.as<VarRef>()) {
+    key = "1" + v->name;
+  } else {
+    key = "2" + ir::to_string(e);
+  }
+  f.terms.emplace(key, std::make_pair(std::int64_t{1}, e));
+  return f;
+}
+
+Expr as_int64(const Expr& e) { return Cast::make(ScalarType::Int64, e); }
+
+} // namespace
+
+std::optional<AffineForm> affine_form(const Expr& e) {
+  if (!is_integer(e.type()) || e.type() == ScalarType::Bool) return std::nullopt;
+  if (const auto* k = e.as<IntConst>()) {
+    AffineForm f;
+    f.constant = k->value;
+    return f;
+  }
+  if (const auto* c = e.as<Cast>(); c && is_index_type(c->type) && is_index_type(c->value.type()))
+    return affine_form(c->value); // bounds fit in int32 (they bound int32 variables)
+  if (const auto* u = e.as<Unary>(); u && u->op == UnaryOp::Neg) {
+    if (auto f = affine_form(u->value)) return f->scaled(-1);
+  }
+  if (const auto* b = e.as<Binary>()) {
+    const auto fa = affine_form(b->a), fb = affine_form(b->b);
+    if (fa && fb) {
+      switch (b->op) {
+      case BinaryOp::Add: return *fa + *fb;
+      case BinaryOp::Sub: return *fa - *fb;
+      case BinaryOp::Mul:
+        if (fa->is_constant()) return fb->scaled(fa->constant);
+        if (fb->is_constant()) return fa->scaled(fb->constant);
+        break;
+      default: break;
+      }
+    }
+  }
+  return atom(e);
+}
+
+Expr affine_expr(const AffineForm& f) {
+  Expr acc;
+  for (const auto& [key, term] : f.terms) {
+    const auto [k, symbol] = term;
+    const Expr s = as_int64(symbol);
+    const std::int64_t mag = std::llabs(k);
+    const Expr t = mag == 1 ? s : Binary::make(BinaryOp::Mul, Expr(mag), s);
+    if (!acc.defined()) {
+      acc = k < 0 ? Unary::make(UnaryOp::Neg, t) : t;
+    } else {
+      acc = Binary::make(k < 0 ? BinaryOp::Sub : BinaryOp::Add, acc, t);
+    }
+  }
+  if (!acc.defined()) return Expr(f.constant);
+  if (f.constant > 0) return Binary::make(BinaryOp::Add, acc, Expr(f.constant));
+  if (f.constant < 0) return Binary::make(BinaryOp::Sub, acc, Expr(-f.constant));
+  return acc;
+}
+
+BoundsProver BoundsProver::for_pipeline(const Pipeline& p) {
+  std::vector<AffineForm> facts;
+  const auto add = [&](const Interval& range) {
+    const auto lo = affine_form(range.lo), hi = affine_form(range.hi);
+    if (lo && hi) facts.push_back(*hi - *lo);
+  };
+  for (const auto& f : p.stages())
+    for (const Interval& range : f->domain())
+      add(range);
+  for (const auto& in : p.inputs())
+    for (const Interval& range : in->domain())
+      add(range);
+  return BoundsProver(std::move(facts));
+}
+
+std::optional<std::int64_t> BoundsProver::constant_difference(const Expr& a, const Expr& b) const {
+  const auto fa = affine_form(a), fb = affine_form(b);
+  if (!fa || !fb) return std::nullopt;
+  const AffineForm d = *fb - *fa;
+  if (!d.is_constant()) return std::nullopt;
+  return d.constant;
+}
+
+bool BoundsProver::prove_le(const Expr& a, const Expr& b) const {
+  const auto fa = affine_form(a), fb = affine_form(b);
+  if (!fa || !fb) return false;
+  const AffineForm d = *fb - *fa;
+  if (d.is_constant()) return d.constant >= 0;
+  for (const AffineForm& fact : facts_) {
+    const AffineForm rest = d - fact;
+    if (rest.is_constant() && rest.constant >= 0) return true;
+  }
+  // Structural rules for min and max (through casts between index types).
+  const auto strip = [](const Expr& e) {
+    const auto* c = e.as<Cast>();
+    return c && is_index_type(c->type) && is_index_type(c->value.type()) ? c->value : e;
+  };
+  const Expr sa = strip(a), sb = strip(b);
+  const auto* ma = sa.as<Binary>();
+  const auto* mb = sb.as<Binary>();
+  // Monotonicity: min(a1, a2) <= min(b1, b2) if a1 <= b1 and a2 <= b2 (max alike).
+  if (ma && mb && ma->op == mb->op && (ma->op == BinaryOp::Min || ma->op == BinaryOp::Max)) {
+    if ((prove_le(ma->a, mb->a) && prove_le(ma->b, mb->b)) ||
+        (prove_le(ma->a, mb->b) && prove_le(ma->b, mb->a)))
+      return true;
+  }
+  if (const auto* m = ma) {
+    if (m->op == BinaryOp::Min) return prove_le(m->a, b) || prove_le(m->b, b);
+    if (m->op == BinaryOp::Max) return prove_le(m->a, b) && prove_le(m->b, b);
+  }
+  if (const auto* m = mb) {
+    if (m->op == BinaryOp::Min) return prove_le(a, m->a) && prove_le(a, m->b);
+    if (m->op == BinaryOp::Max) return prove_le(a, m->a) || prove_le(a, m->b);
+  }
+  return false;
+}
+
+Expr BoundsProver::simplify(const Expr& e) const {
+  TRAPEZE_ASSERT(is_integer(e.type()) && e.type() != ScalarType::Bool,
+                 "simplifying a non-integer bound " + ir::to_string(e));
+  if (const auto* c = e.as<Cast>(); c && is_index_type(c->type) && is_index_type(c->value.type()))
+    return simplify(c->value);
+  if (const auto* b = e.as<Binary>()) {
+    if (b->op == BinaryOp::Min || b->op == BinaryOp::Max) {
+      const Expr x = simplify(b->a), y = simplify(b->b);
+      const bool is_min = b->op == BinaryOp::Min;
+      if (prove_le(x, y)) return is_min ? x : y;
+      if (prove_le(y, x)) return is_min ? y : x;
+      return Binary::make(b->op, x, y);
+    }
+    if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+      // Push a constant into min/max: min(x, y) + c = min(x + c, y + c).
+      const Expr x = simplify(b->a), y = simplify(b->b);
+      const auto* m = x.as<Binary>();
+      if (const auto* k = y.as<IntConst>();
+          k && m && (m->op == BinaryOp::Min || m->op == BinaryOp::Max)) {
+        const std::int64_t c = b->op == BinaryOp::Add ? k->value : -k->value;
+        return simplify(Binary::make(m->op, Binary::make(BinaryOp::Add, m->a, Expr(c)),
+                                     Binary::make(BinaryOp::Add, m->b, Expr(c))));
+      }
+      const Expr rebuilt = Binary::make(b->op, x, y);
+      return affine_expr(*affine_form(rebuilt));
+    }
+  }
+  return affine_expr(*affine_form(e));
+}
+
+} // namespace trapeze::lower

@@ -1,0 +1,57 @@
+// Proving and simplifying loop bounds: integer expressions of parameters,
+// loop variables, constants, min and max.
+#pragma once
+
+#include "trapeze/pipeline.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trapeze::lower {
+
+/// constant + sum(coefficient * symbol). A symbol is a parameter, a variable,
+/// or any other integer subexpression (an atom such as min(R, 0)), keyed by
+/// its printed form so that equal atoms cancel.
+struct AffineForm {
+  std::int64_t constant = 0;
+  std::map<std::string, std::pair<std::int64_t, Expr>> terms; ///< key -> (coefficient, symbol)
+
+  bool is_constant() const { return terms.empty(); }
+  AffineForm operator+(const AffineForm& o) const;
+  AffineForm operator-(const AffineForm& o) const;
+  AffineForm scaled(std::int64_t k) const;
+};
+
+/// The affine form of an integer expression (+, -, * by a constant; anything
+/// else becomes an atom). nullopt for non-integer expressions.
+std::optional<AffineForm> affine_form(const Expr& e);
+/// The int64 expression of an affine form, e.g. `R + 1`, `C - 2 * R`, `3`.
+Expr affine_expr(const AffineForm& f);
+
+/// Decides orderings of bound expressions from facts of the form
+/// `affine >= 0` (every domain and input is non-empty), and simplifies bounds
+/// with them. Incomplete by design: "not proven" is always a safe answer.
+class BoundsProver {
+public:
+  BoundsProver() = default;
+  explicit BoundsProver(std::vector<AffineForm> facts) : facts_(std::move(facts)) {}
+  /// The facts every run of `p` satisfies: hi >= lo for every domain
+  /// dimension of every stage, extent >= 1 for every input dimension.
+  static BoundsProver for_pipeline(const Pipeline& p);
+
+  /// True if a <= b is proven for every parameter value allowed by the facts.
+  bool prove_le(const Expr& a, const Expr& b) const;
+  /// b - a if it is a constant.
+  std::optional<std::int64_t> constant_difference(const Expr& a, const Expr& b) const;
+  /// An equivalent int64 expression with provably redundant min/max removed,
+  /// constants pushed into min/max, and affine parts in canonical form.
+  Expr simplify(const Expr& e) const;
+
+private:
+  std::vector<AffineForm> facts_;
+};
+
+} // namespace trapeze::lower

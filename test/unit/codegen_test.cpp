@@ -1,0 +1,500 @@
+// Loop IR, naive lowering and C++ code generation. The generated code is
+// compiled with the system compiler, loaded, run, and compared with values
+// computed here by hand.
+#include "codegen/abi.h"
+#include "codegen/cpp_codegen.h"
+#include "lower/bounds_simplify.h"
+#include "lower/loop_ir.h"
+#include "lower/lower.h"
+#include "trapeze/ir_visitor.h"
+#include "trapeze/pipeline.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace trapeze {
+namespace {
+
+using testing::HasSubstr;
+using testing::Not;
+
+using EntryFn = int (*)(const codegen::ParamSlot*, const void* const*, void* const*, int);
+using SignatureFn = const char* (*)();
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A generated module compiled into a shared object and loaded.
+class Loaded {
+public:
+  Loaded(const codegen::CppModule& m, const std::string& flags = "-O2 -fopenmp") {
+    char dir[] = "/tmp/trapeze_codegen_test_XXXXXX";
+    if (!mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
+    dir_ = dir;
+    const std::string src = dir_ + "/gen.cpp", so = dir_ + "/gen.so", log = dir_ + "/log.txt";
+    std::ofstream(src) << m.source;
+    std::ofstream(dir_ + "/gen.h") << m.header;
+    const std::string cmd =
+        "c++ " + flags + " -shared -fPIC -o " + so + " " + src + " > " + log + " 2>&1";
+    if (std::system(cmd.c_str()) != 0)
+      throw std::runtime_error("compiling generated code failed:\n" + read_file(log) + "\n" +
+                               m.source);
+    handle_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) throw std::runtime_error(dlerror());
+    entry = reinterpret_cast<EntryFn>(dlsym(handle_, m.entry_symbol.c_str()));
+    signature =
+        reinterpret_cast<SignatureFn>(dlsym(handle_, (m.entry_symbol + "_signature").c_str()));
+    if (!entry || !signature) throw std::runtime_error("entry symbol missing");
+  }
+  // No dlclose: unloading the last user of libgomp while its idle worker
+  // threads still exist crashes them.
+  ~Loaded() { std::system(("rm -rf " + dir_).c_str()); }
+  Loaded(const Loaded&) = delete;
+  Loaded& operator=(const Loaded&) = delete;
+
+  EntryFn entry = nullptr;
+  SignatureFn signature = nullptr;
+
+private:
+  std::string dir_;
+  void* handle_ = nullptr;
+};
+
+codegen::ParamSlot int_param(std::int64_t v) {
+  codegen::ParamSlot s;
+  s.i = v;
+  return s;
+}
+
+// ---------------------------------------------------------------- pipelines
+
+Pipeline blur_pipeline() {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R + 2, C + 2});
+  Func blurx("blurx", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
+  blurx.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f);
+  Func blury("blury", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
+  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
+  return Pipeline({blury}, "blur");
+}
+
+// Harris' Iy: a Sobel on the interior, 0 on the one-pixel border.
+Pipeline iy_pipeline() {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R + 2, C + 2});
+  Func Iy("Iy", ScalarType::Float32, {x, y}, {{0, R + 1}, {0, C + 1}});
+  Iy.define({Case(x >= 1 && x <= R && y >= 1 && y <= C,
+                  (-img(x - 1, y - 1) + img(x - 1, y + 1) - 2.0f * img(x, y - 1) +
+                   2.0f * img(x, y + 1) - img(x + 1, y - 1) + img(x + 1, y + 1)) /
+                      12.0f)},
+            0.0f);
+  return Pipeline({Iy}, "harris_iy");
+}
+
+// ---------------------------------------------------------------- lowering
+
+TEST(Bounds, ProverUsesNonEmptyDomains) {
+  const Pipeline p = iy_pipeline();
+  const lower::BoundsProver prover = lower::BoundsProver::for_pipeline(p);
+  Param R("R");
+  EXPECT_TRUE(prover.prove_le(Expr(1), R + 2));    // R + 1 >= 0: Iy's domain is not empty
+  EXPECT_FALSE(prover.prove_le(Expr(1), Expr(R))); // R may be 0
+  EXPECT_EQ(ir::to_string(prover.simplify(min(R + 1, Expr(R)))), "R");
+  EXPECT_EQ(lower::expr_text(prover.simplify(max(Expr(0), Expr(1)))), "1");
+  EXPECT_EQ(lower::expr_text(prover.simplify(max(Expr(R), Expr(0)) + 1)), "max(R + 1, 1)");
+}
+
+TEST(Lowering, PureStageIsOneParallelVectorizedNest) {
+  const std::string ir = lower::to_string(lower::lower(blur_pipeline()).body);
+  EXPECT_THAT(ir, HasSubstr("allocate img: float32[R + 2, C + 2] origin (0, 0) input 0"));
+  EXPECT_THAT(ir, HasSubstr("allocate blurx: float32[R, C + 2] origin (1, 0) heap"));
+  EXPECT_THAT(ir, HasSubstr("// blurx: pure, float32 on [1, R] x [0, C + 1]"));
+  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, R]:\n  vectorized for y in [0, C + 1]:\n"
+                            "    blurx(x, y) = "));
+}
+
+TEST(Lowering, CasesSplitIntoBorderAndInteriorLoops) {
+  const std::string ir = lower::to_string(lower::lower(iy_pipeline()).body);
+  // Rows: the top border, the interior rows, the bottom border.
+  EXPECT_THAT(ir, HasSubstr("serial for x in [0, 0]:\n  vectorized for y in [0, C + 1]:\n"
+                            "    Iy(x, y) = 0.0f\n"));
+  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, max(R, 0)]:\n"
+                            "  vectorized for y in [0, 0]:\n    Iy(x, y) = 0.0f\n"
+                            "  vectorized for y in [1, max(C, 0)]:\n    Iy(x, y) = (-img("));
+  EXPECT_THAT(ir, HasSubstr("  vectorized for y in [max(C + 1, 1), C + 1]:\n"
+                            "    Iy(x, y) = 0.0f\n"
+                            "parallel for x in [max(R + 1, 1), R + 1]:\n"));
+  // No per-point test of the case's box anywhere.
+  EXPECT_THAT(ir, Not(HasSubstr("select")));
+}
+
+TEST(Lowering, DriverPrintsAfterPassesAndRejectsUnknownNames) {
+  std::ostringstream log;
+  lower::LowerOptions options;
+  options.print_after = "all";
+  options.print_timing = true;
+  options.log = &log;
+  const lower::Lowered lowered = lower::lower(blur_pipeline(), options);
+  ASSERT_EQ(lowered.passes.size(), lower::pass_names().size());
+  for (const std::string& name : lower::pass_names()) {
+    EXPECT_THAT(log.str(), HasSubstr("// --- loop IR after " + name + " ---\n"));
+    EXPECT_THAT(log.str(), HasSubstr("pass " + name + ": "));
+  }
+  options.print_after = "fusion";
+  try {
+    lower::lower(blur_pipeline(), options);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--print-after=fusion names no lowering pass"));
+    EXPECT_THAT(e.what(), HasSubstr("lower_naive"));
+  }
+}
+
+TEST(Lowering, ParallelismPassesBelowASingleChannelAndCollapsesFewChannels) {
+  Param R("R"), C("C");
+  Var c("c"), x("x"), y("y");
+  Image img("img", ScalarType::Int16, {R, C});
+  Func d("d", ScalarType::Int16, {c, x, y}, {{0, 2}, {0, R - 1}, {0, C - 1}});
+  d.define({Case(c == 0, img(x, y))}, cast<std::int16_t>(img(x, y) + 1));
+  const std::string ir = lower::to_string(lower::lower(Pipeline({d}, "channels")).body);
+  EXPECT_THAT(ir, HasSubstr("serial for c in [0, 0]:\n  parallel for x in [0, R - 1]:\n"
+                            "    vectorized for y in [0, C - 1]:\n      d(c, x, y) = img(x, y)\n"));
+  EXPECT_THAT(ir,
+              HasSubstr("parallel for c in [1, 2] collapse(2):\n  serial for x in [0, R - 1]:\n"));
+}
+
+// ---------------------------------------------------------------- generated text
+
+TEST(CppText, IsReadableAndFollowsTheAbi) {
+  const Pipeline p = blur_pipeline();
+  const codegen::CppModule m = codegen::generate_cpp(p);
+  EXPECT_EQ(m.entry_symbol, "trapeze_blur");
+  EXPECT_EQ(m.signature, codegen::signature(p));
+  const std::string& s = m.source;
+  EXPECT_THAT(s, HasSubstr("// Generated by trapeze from pipeline 'blur'."));
+  EXPECT_THAT(s, HasSubstr("  // blurx: pure, float32 on [1, R] x [0, C + 1]\n"));
+  EXPECT_THAT(s, HasSubstr("  const int64_t C = params[0].i;\n  const int64_t R = params[1].i;\n"));
+  EXPECT_THAT(s, HasSubstr("const float* __restrict img = static_cast<const float*>(inputs[0]);"));
+  EXPECT_THAT(s, HasSubstr("float* __restrict blury = static_cast<float*>(outputs[0]);"));
+  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel for num_threads(tz_threads)\n"
+                           "  for (int32_t x = 1; x <= R; ++x) {\n"
+                           "    #pragma omp simd\n"
+                           "    for (int32_t y = 0; y <= C + 1; ++y) {\n"
+                           "      blurx[(int64_t(x) - 1) * blurx_stride0 + int64_t(y)] = "));
+  EXPECT_THAT(s, HasSubstr("img[int64_t(x - 1) * img_stride0 + int64_t(y)]"));
+  EXPECT_THAT(s, HasSubstr("typedef union {\n  int64_t i;\n  double f;\n} trapeze_param;"));
+  EXPECT_THAT(s, HasSubstr("extern \"C\" const char* trapeze_blur_signature(void)"));
+  EXPECT_THAT(m.header, HasSubstr("#ifndef TRAPEZE_GENERATED_TRAPEZE_BLUR_H"));
+  EXPECT_THAT(m.header, HasSubstr("extern \"C\" {"));
+  EXPECT_THAT(m.header, HasSubstr("//   params[1] R: int64\n"));
+  EXPECT_THAT(m.header, HasSubstr("//   inputs[0] img: float32[R + 2][C + 2]\n"));
+  EXPECT_THAT(
+      m.header,
+      HasSubstr("//   outputs[0] blury: float32[R][C], element 0 holds the point (1, 1)\n"));
+}
+
+TEST(CppText, FloorDivisionByPowersOfTwoIsAShiftAndAMask) {
+  Param N("N");
+  Var x("x");
+  Func s("s", ScalarType::Int32, {x}, {{0, N}});
+  s.define(x / 4 + x % 8 + x / 3 + trunc_div(x, 5));
+  const std::string src = codegen::generate_cpp(Pipeline({s}, "div")).source;
+  EXPECT_THAT(src, HasSubstr("(x >> 2) + (x & 7) + tz_floordiv(x, 3) + x / 5"));
+}
+
+// ---------------------------------------------------------------- compiled and run
+
+TEST(Compiled, BlurMatchesHandComputedValues) {
+  const Pipeline p = blur_pipeline();
+  const codegen::CppModule m = codegen::generate_cpp(p);
+  Loaded lib(m);
+  EXPECT_EQ(std::string(lib.signature()), m.signature);
+  const int R = 5, C = 7;
+  std::vector<float> img((R + 2) * (C + 2));
+  for (int i = 0; i < R + 2; ++i)
+    for (int j = 0; j < C + 2; ++j)
+      img[i * (C + 2) + j] = static_cast<float>((i * 7 + j * 3) % 11) * 0.25f;
+  std::vector<float> out(R * C, -1.0f);
+  const codegen::ParamSlot params[] = {int_param(C), int_param(R)};
+  const void* inputs[] = {img.data()};
+  void* outputs[] = {out.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 2), 0);
+  const auto at = [&](int i, int j) { return img[i * (C + 2) + j]; };
+  const auto bx = [&](int i, int j) { return (at(i - 1, j) + at(i, j) + at(i + 1, j)) / 3.0f; };
+  for (int i = 1; i <= R; ++i)
+    for (int j = 1; j <= C; ++j)
+      EXPECT_NEAR(out[(i - 1) * C + (j - 1)], (bx(i, j - 1) + bx(i, j) + bx(i, j + 1)) / 3.0f,
+                  1e-6f)
+          << i << "," << j;
+}
+
+TEST(Compiled, HarrisIyBordersAreZero) {
+  const codegen::CppModule m = codegen::generate_cpp(iy_pipeline());
+  Loaded lib(m);
+  for (const auto& [R, C] : {std::pair{4, 6}, std::pair{1, 1}, std::pair{0, 3}}) {
+    std::vector<float> img((R + 2) * (C + 2));
+    for (std::size_t k = 0; k < img.size(); ++k)
+      img[k] = static_cast<float>((k * 37) % 17) - 8.0f;
+    std::vector<float> out((R + 2) * (C + 2), -99.0f);
+    const codegen::ParamSlot params[] = {int_param(C), int_param(R)};
+    const void* inputs[] = {img.data()};
+    void* outputs[] = {out.data()};
+    ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+    const auto at = [&](int i, int j) { return img[i * (C + 2) + j]; };
+    for (int x = 0; x <= R + 1; ++x) {
+      for (int y = 0; y <= C + 1; ++y) {
+        float expect = 0.0f;
+        if (x >= 1 && x <= R && y >= 1 && y <= C)
+          expect = (-at(x - 1, y - 1) + at(x - 1, y + 1) - 2.0f * at(x, y - 1) +
+                    2.0f * at(x, y + 1) - at(x + 1, y - 1) + at(x + 1, y + 1)) /
+                   12.0f;
+        EXPECT_NEAR(out[x * (C + 2) + y], expect, 1e-6f)
+            << R << "x" << C << " at " << x << "," << y;
+      }
+    }
+  }
+}
+
+// Cases in order, a residual condition, and a boundary (K) that cannot be
+// ordered against the domain at compile time.
+TEST(Compiled, CaseOrderResidualsAndUnorderedBoundaries) {
+  Param N("N"), K("K");
+  Var x("x");
+  Func f("f", ScalarType::Int32, {x}, {{0, N - 1}});
+  f.define({Case(x < 3, Expr(1)), Case(x >= 5 && x % 2 == 0, Expr(2)), Case(x >= 4, Expr(3)),
+            Case(x <= K, Expr(5))},
+           Expr(4));
+  const codegen::CppModule m = codegen::generate_cpp(Pipeline({f}, "cases"));
+  Loaded lib(m);
+  const int N_ = 12;
+  for (int k : {-5, 3, 8, 20}) {
+    std::vector<std::int32_t> out(N_, -1);
+    const codegen::ParamSlot params[] = {int_param(k), int_param(N_)};
+    void* outputs[] = {out.data()};
+    ASSERT_EQ(lib.entry(params, nullptr, outputs, 1), 0);
+    for (int i = 0; i < N_; ++i) {
+      const int expect = i < 3 ? 1 : (i >= 5 && i % 2 == 0) ? 2 : i >= 4 ? 3 : i <= k ? 5 : 4;
+      EXPECT_EQ(out[i], expect) << "K=" << k << " x=" << i;
+    }
+  }
+}
+
+TEST(Compiled, FloorDivisionAndSampling) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Int32, {2 * N + 2});
+  // Down-sampling (2x, 2x+1), then up-sampling (x/2) over negative points too.
+  Func down("down", ScalarType::Int32, {x}, {{0, N}});
+  down.define(img(2 * x) + 10 * img(2 * x + 1));
+  Func arith("arith", ScalarType::Int32, {x}, {{-9, N}});
+  arith.define(x / 2 * 1000 + x % 4 * 100 + x / 3 * 10 + x % 3 + down((x + 10) / 2) * 0 +
+               cast<int>(trunc_div(x, N) * 7 + trunc_mod(x, N)));
+  Func up("up", ScalarType::Int32, {x}, {{0, 2 * N + 1}});
+  up.define(down(x / 2) + arith(x - 9));
+  Pipeline p({up, arith}, "sampling");
+  Loaded lib(codegen::generate_cpp(p));
+  const int n = 5;
+  std::vector<std::int32_t> data(2 * n + 2);
+  for (int i = 0; i < 2 * n + 2; ++i)
+    data[i] = i * 3 + 1;
+  std::vector<std::int32_t> up_out(2 * n + 2), arith_out(n + 10);
+  const codegen::ParamSlot params[] = {int_param(n)};
+  const void* inputs[] = {data.data()};
+  void* outputs[] = {up_out.data(), arith_out.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  const auto floordiv = [](int a, int b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
+  const auto floormod = [&](int a, int b) { return a - b * floordiv(a, b); };
+  const auto arith_at = [&](int i) {
+    return floordiv(i, 2) * 1000 + floormod(i, 4) * 100 + floordiv(i, 3) * 10 + floormod(i, 3) +
+           i / n * 7 + i % n;
+  };
+  for (int i = -9; i <= n; ++i)
+    EXPECT_EQ(arith_out[i + 9], arith_at(i)) << i;
+  for (int i = 0; i <= 2 * n + 1; ++i) {
+    const int d = i / 2;
+    EXPECT_EQ(up_out[i], data[2 * d] + 10 * data[2 * d + 1] + arith_at(i - 9)) << i;
+  }
+}
+
+TEST(Compiled, NarrowIntegerArithmeticWrapsLikeC) {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::UInt8, {R, C + 1});
+  Func diff("diff", ScalarType::Int16, {x, y}, {{0, R - 1}, {0, C - 1}});
+  diff.define(
+      cast<std::int16_t>(cast<std::int16_t>(img(x, y + 1)) - cast<std::int16_t>(img(x, y))));
+  Func out("out", ScalarType::UInt8, {x, y}, {{0, R - 1}, {0, C - 1}});
+  // uint8 + uint8 computes in int32; the casts wrap.
+  out.define(cast<std::uint8_t>(cast<std::uint8_t>(img(x, y) + img(x, y + 1)) / 2 +
+                                cast<std::uint8_t>(diff(x, y) * 3) +
+                                cast<std::uint8_t>(clamp(diff(x, y) * 3 + 128, 0, 255))));
+  Loaded lib(codegen::generate_cpp(Pipeline({out}, "narrow")));
+  const int R_ = 3, C_ = 9;
+  std::vector<std::uint8_t> img_data(R_ * (C_ + 1));
+  for (std::size_t k = 0; k < img_data.size(); ++k)
+    img_data[k] = static_cast<std::uint8_t>((k * 97 + 13) % 256);
+  std::vector<std::uint8_t> result(R_ * C_);
+  const codegen::ParamSlot params[] = {int_param(C_), int_param(R_)};
+  const void* inputs[] = {img_data.data()};
+  void* outputs[] = {result.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  for (int i = 0; i < R_; ++i) {
+    for (int j = 0; j < C_; ++j) {
+      const int a = img_data[i * (C_ + 1) + j], b = img_data[i * (C_ + 1) + j + 1];
+      const auto d =
+          static_cast<std::int16_t>(static_cast<std::int16_t>(b) - static_cast<std::int16_t>(a));
+      const int expect = static_cast<std::uint8_t>(a + b) / 2 + static_cast<std::uint8_t>(d * 3) +
+                         static_cast<std::uint8_t>(std::clamp(d * 3 + 128, 0, 255));
+      EXPECT_EQ(result[i * C_ + j], static_cast<std::uint8_t>(expect)) << i << "," << j;
+    }
+  }
+}
+
+TEST(Compiled, DataDependentLookUpIsClamped) {
+  Param R("R"), C("C");
+  Var x("x"), y("y"), i("i");
+  Image img("img", ScalarType::UInt8, {R, C});
+  Func lut("lut", ScalarType::Int32, {i}, {{0, 255}});
+  lut.define(i * i % 1000);
+  Func out("out", ScalarType::Int32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  out.define(lut(img(x, y) + 10) + lut(cast<int>(img(x, y)) - 300));
+  const codegen::CppModule m = codegen::generate_cpp(Pipeline({out}, "lut"));
+  EXPECT_THAT(m.source, HasSubstr("tz_min(tz_max(int64_t("));
+  Loaded lib(m);
+  const int R_ = 4, C_ = 64;
+  std::vector<std::uint8_t> img_data(R_ * C_);
+  for (std::size_t k = 0; k < img_data.size(); ++k)
+    img_data[k] = static_cast<std::uint8_t>(k * 5);
+  std::vector<std::int32_t> result(R_ * C_);
+  const codegen::ParamSlot params[] = {int_param(C_), int_param(R_)};
+  const void* inputs[] = {img_data.data()};
+  void* outputs[] = {result.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  for (std::size_t k = 0; k < img_data.size(); ++k) {
+    const int v = std::min(img_data[k] + 10, 255);
+    EXPECT_EQ(result[k], v * v % 1000 + 0) << k; // img - 300 clamps to lut(0) = 0
+  }
+}
+
+TEST(Compiled, HistogramReduction) {
+  Param N("N");
+  Var b("b"), x("x");
+  RVar r("r", {0, N - 1});
+  Image img("img", ScalarType::UInt8, {N});
+  Func hist("hist", ScalarType::Int32, {b}, {{0, 15}});
+  hist.define_reduction(Expr(0), {r}, {sum_into({img(r) / 16}, Expr(1))});
+  Func low("low", ScalarType::UInt8, {b}, {{0, 3}});
+  low.define_reduction(
+      cast<std::uint8_t>(Expr(255)), {r},
+      {min_into({img(r) % 4}, img(r)), sum_into({Expr(9)}, cast<std::uint8_t>(Expr(1)))});
+  Func out("out", ScalarType::Int32, {x}, {{0, 15}});
+  out.define(hist(x) * 1000 + cast<int>(low(x % 4)));
+  const codegen::CppModule m = codegen::generate_cpp(Pipeline({out}, "histogram"));
+  EXPECT_THAT(m.source, HasSubstr("// hist: reduction, int32 on [0, 15]"));
+  Loaded lib(m);
+  const int n = 300;
+  std::vector<std::uint8_t> img_data(n);
+  for (int k = 0; k < n; ++k)
+    img_data[k] = static_cast<std::uint8_t>((k * 131 + 7) % 256);
+  std::vector<std::int32_t> result(16);
+  const codegen::ParamSlot params[] = {int_param(n)};
+  const void* inputs[] = {img_data.data()};
+  void* outputs[] = {result.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  std::vector<int> hist_ref(16, 0), low_ref(4, 255);
+  for (int k = 0; k < n; ++k) {
+    hist_ref[img_data[k] / 16] += 1;
+    low_ref[img_data[k] % 4] = std::min<int>(low_ref[img_data[k] % 4], img_data[k]);
+    low_ref[3] = static_cast<std::uint8_t>(low_ref[3] + 1); // target 9 clamps to 3
+  }
+  for (int k = 0; k < 16; ++k)
+    EXPECT_EQ(result[k], hist_ref[k] * 1000 + low_ref[k % 4]) << k;
+}
+
+// Float math, exact literals, float parameters, and names that C++ reserves.
+TEST(Compiled, FloatMathAndReservedNames) {
+  Param N("N"), w("w", ScalarType::Float32);
+  Var x("x");
+  Image img("float", ScalarType::Float32, {N});
+  Func e("exp", ScalarType::Float32, {x}, {{0, N - 1}});
+  Func t("tz_min", ScalarType::Float32, {x}, {{0, N - 1}});
+  t.define(img(x) * 2.0f);
+  e.define(cast<float>(sqrt(img(x)) * w + pow(img(x), 1.5f) + img(x) % 0.75f + min(img(x), 0.1f) +
+                       max(img(x), -2.5f) + abs(t(x) * 0.5f - 3.0f) + floor(img(x)) +
+                       select(img(x) > 2.0f, f64(0.1), f64(1e-300) * f64(1e300))));
+  const codegen::CppModule m = codegen::generate_cpp(Pipeline({e}, "float math"));
+  EXPECT_EQ(m.entry_symbol, "trapeze_float_math");
+  EXPECT_THAT(m.source, HasSubstr("const float w = float(params[1].f);"));
+  EXPECT_THAT(m.source, HasSubstr("const float* __restrict float_2 = "));
+  EXPECT_THAT(m.source, HasSubstr("float* __restrict exp_2 = "));
+  EXPECT_THAT(m.source, HasSubstr("sqrtf(float_2["));
+  EXPECT_THAT(m.source, HasSubstr("float* __restrict vtz_min = "));
+  Loaded lib(m);
+  const int n = 17;
+  std::vector<float> in(n), out(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = static_cast<float>(i) * 0.37f;
+  codegen::ParamSlot params[2];
+  params[0].i = n;
+  params[1].f = 0.3;
+  const void* inputs[] = {in.data()};
+  void* outputs[] = {out.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  for (int i = 0; i < n; ++i) {
+    const float v = in[i];
+    const float fm = v - 0.75f * std::floor(v / 0.75f);
+    const float f32 = std::sqrt(v) * 0.3f + std::pow(v, 1.5f) + fm + std::min(v, 0.1f) +
+                      std::max(v, -2.5f) + std::fabs(v - 3.0f) + std::floor(v);
+    const double expect = static_cast<double>(f32) + (v > 2.0f ? 0.1 : 1e-300 * 1e300);
+    EXPECT_NEAR(out[i], static_cast<float>(expect), 1e-5f * (1.0f + std::fabs(out[i]))) << i;
+  }
+}
+
+// GCC reports every loop it vectorizes; the innermost loops of the stages must be among them.
+TEST(Compiled, InnermostLoopsVectorize) {
+  if (std::system("g++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "g++ not found";
+  const codegen::CppModule m = codegen::generate_cpp(blur_pipeline());
+  char dir[] = "/tmp/trapeze_codegen_vec_XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  const std::string src = std::string(dir) + "/gen.cpp", report = std::string(dir) + "/vec.txt";
+  std::ofstream(src) << m.source;
+  const std::string cmd = "g++ -O3 -march=native -fopenmp -fopt-info-vec-optimized -c -o " +
+                          std::string(dir) + "/gen.o " + src + " > " + report + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(report);
+  const std::string text = read_file(report);
+  // Lines (1-based) of the innermost loops: the `for` after each `#pragma omp simd`.
+  std::vector<int> lines;
+  std::istringstream in(m.source);
+  std::string l;
+  bool after_simd = false;
+  for (int n = 1; std::getline(in, l); ++n) {
+    if (after_simd && l.find("for (") != std::string::npos) lines.push_back(n);
+    after_simd = l.find("#pragma omp simd") != std::string::npos;
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  // GCC names the loop by the line of its for or of its body (the store).
+  for (int n : lines)
+    EXPECT_TRUE(text.find("gen.cpp:" + std::to_string(n) + ":") != std::string::npos ||
+                text.find("gen.cpp:" + std::to_string(n + 1) + ":") != std::string::npos)
+        << "the loop at line " << n << " did not vectorize:\n"
+        << text << m.source;
+  std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+} // namespace
+} // namespace trapeze
