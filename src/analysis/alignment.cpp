@@ -103,15 +103,17 @@ private:
     for (const EdgeDependence* e : edges_) {
       for (std::size_t k = 0; k < e->dims.size(); ++k) {
         const DimDependence& d = e->dims[k];
-        const std::string dim = edge_name(*e) + ": dimension " + std::to_string(k) + " of " +
-                                quoted(e->producer_name());
+        const auto dim = [&] {
+          return edge_name(*e) + ": dimension " + std::to_string(k) + " of " +
+                 quoted(e->producer_name());
+        };
         if (d.kind != DimDependenceKind::Aligned && d.kind != DimDependenceKind::Constant)
-          return fail(dim + " is " + dim_dependence_kind_name(d.kind) + " (" + d.note + ")");
+          return fail(dim() + " is " + dim_dependence_kind_name(d.kind) + " (" + d.note + ")");
         if (d.parametric)
-          return fail(dim + " is read at " + d.str() +
+          return fail(dim() + " is read at " + d.str() +
                       ": the distance depends on a parameter, not a constant");
         if (d.kind == DimDependenceKind::Aligned && d.scale.num < 0)
-          return fail(dim + " is read reversed (" + d.str() + "): no positive scaling aligns it");
+          return fail(dim() + " is read reversed (" + d.str() + "): no positive scaling aligns it");
       }
     }
     return true;
@@ -153,11 +155,14 @@ private:
       if (d.kind != DimDependenceKind::Aligned) continue;
       Placement& prod = at(e.producer_stage, static_cast<int>(k));
       Placement& cons = at(e.consumer, d.consumer_dim);
-      const std::string what = edge_name(e) + ": dimension " + std::to_string(k) + " of " +
-                               quoted(e.producer_name()) + " (read at " + d.str() + ")";
+      // Built only for a failure message: this loop runs in the autoscheduler's inner loop.
+      const auto what = [&] {
+        return edge_name(e) + ": dimension " + std::to_string(k) + " of " +
+               quoted(e.producer_name()) + " (read at " + d.str() + ")";
+      };
       if (prod.common >= 0 && cons.common < 0) {
         if (uses_common(e.consumer, prod.common))
-          return fail(what + " needs " + quoted(e.consumer->name()) + " dimension " +
+          return fail(what() + " needs " + quoted(e.consumer->name()) + " dimension " +
                       quoted(d.consumer_var) + " in " + placement_text(prod) +
                       ", which another dimension of " + quoted(e.consumer->name()) +
                       " already occupies");
@@ -165,7 +170,7 @@ private:
         changed = true;
       } else if (cons.common >= 0 && prod.common < 0) {
         if (uses_common(e.producer_stage, cons.common))
-          return fail(what + " must lie in common dimension " +
+          return fail(what() + " must lie in common dimension " +
                       quoted(common_names_[static_cast<std::size_t>(cons.common)]) +
                       ", which another dimension of " + quoted(e.producer_name()) +
                       " already occupies");
@@ -173,12 +178,12 @@ private:
         changed = true;
       } else if (prod.common >= 0 && cons.common >= 0) {
         if (prod.common != cons.common)
-          return fail(what + " lies in " + placement_text(prod) + " but " +
+          return fail(what() + " lies in " + placement_text(prod) + " but " +
                       quoted(e.consumer->name()) + " dimension " + quoted(d.consumer_var) +
                       " lies in " + placement_text(cons) +
                       ": the dimensions are aligned differently");
         if (prod.scale * d.scale != cons.scale)
-          return fail(what + ": scales disagree: " + quoted(e.producer_name()) + " has scale " +
+          return fail(what() + ": scales disagree: " + quoted(e.producer_name()) + " has scale " +
                       prod.scale.str() + " and " + quoted(e.consumer->name()) + " dimension " +
                       quoted(d.consumer_var) + " has scale " + cons.scale.str() +
                       ", but the access needs " + (cons.scale / d.scale).str());

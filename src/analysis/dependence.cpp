@@ -220,14 +220,13 @@ private:
     const bool same_shape =
         one.kind == into.kind && one.consumer_var == into.consumer_var && one.scale == into.scale;
     if (!same_shape) {
+      const auto shape = [](const DimDependence& d) {
+        return d.kind == DimDependenceKind::Constant ? std::string("a constant")
+                                                     : scaled_var(d.scale, d.consumer_var);
+      };
+      into.note = "access " + describe(a) + " uses " + shape(one) +
+                  " where an earlier access uses " + shape(into);
       into.kind = DimDependenceKind::Mixed;
-      into.note =
-          "access " + describe(a) + " uses " +
-          (one.kind == DimDependenceKind::Constant ? std::string("a constant")
-                                                   : one.scale.str() + "*" + one.consumer_var) +
-          " where an earlier access uses " +
-          (into.consumer_var.empty() ? std::string("a constant")
-                                     : into.scale.str() + "*" + into.consumer_var);
       return;
     }
     if (one.min_offset < into.min_offset) into.min_offset = one.min_offset;
