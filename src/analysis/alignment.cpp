@@ -153,6 +153,7 @@ private:
     for (std::size_t k = 0; k < e.dims.size(); ++k) {
       const DimDependence& d = e.dims[k];
       if (d.kind != DimDependenceKind::Aligned) continue;
+      TRAPEZE_ASSERT(d.consumer_dim >= 0, "reduction variable in a multi-stage group");
       Placement& prod = at(e.producer_stage, static_cast<int>(k));
       Placement& cons = at(e.consumer, d.consumer_dim);
       // Built only for a failure message: this loop runs in the autoscheduler's inner loop.

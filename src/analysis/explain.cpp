@@ -24,35 +24,44 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
+// A set of stages aligned together.
+struct Group {
+  std::vector<const Function*> stages; ///< topological order
+  GroupAlignment alignment;
+  /// When the group cannot be aligned: its parts once the edges that can never be
+  /// aligned (not uniform, or touching a reduction) are cut, each aligned on its own.
+  std::vector<Group> parts;
+};
+
 // Everything explain prints, computed once.
 struct Report {
   std::vector<EdgeDependence> edges;
   std::vector<StageClassification> classes; ///< per stage, in p.stages() order
-  /// Connected components of the stages (stage-to-stage edges), each in topological order.
-  std::vector<std::vector<const Function*>> components;
-  std::vector<GroupAlignment> alignments; ///< per component
+  /// The connected components of the stages (stage-to-stage edges).
+  std::vector<Group> components;
   /// Why the whole pipeline is not one group (empty if it is one component).
   std::string whole_reason;
 };
 
-std::vector<std::vector<const Function*>>
-connected_components(const Pipeline& p, const std::vector<EdgeDependence>& edges) {
-  const auto& stages = p.stages();
+// Connected components of `stages` (topological order) joined by the edges `joins` accepts.
+template <typename Joins> std::vector<std::vector<const Function*>>
+connected_components(const std::vector<const Function*>& stages,
+                     const std::vector<EdgeDependence>& edges, Joins joins) {
   std::vector<std::size_t> parent(stages.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   const auto index = [&](const Function* f) {
-    for (std::size_t i = 0; i < stages.size(); ++i)
-      if (stages[i].get() == f) return i;
-    TRAPEZE_ASSERT(false, "edge of a stage outside the pipeline");
-    return stages.size();
+    return static_cast<std::size_t>(std::find(stages.begin(), stages.end(), f) - stages.begin());
   };
   const auto find = [&](std::size_t i) {
     while (parent[i] != i)
       i = parent[i] = parent[parent[i]];
     return i;
   };
-  for (const EdgeDependence& e : edges)
-    if (e.producer_stage) parent[find(index(e.producer_stage))] = find(index(e.consumer));
+  for (const EdgeDependence& e : edges) {
+    if (!e.producer_stage || !joins(e)) continue;
+    const std::size_t a = index(e.producer_stage), b = index(e.consumer);
+    if (a < stages.size() && b < stages.size()) parent[find(a)] = find(b);
+  }
   // Components ordered by their first stage in topological order.
   std::vector<std::vector<const Function*>> out;
   std::vector<std::size_t> root_of_component;
@@ -61,27 +70,47 @@ connected_components(const Pipeline& p, const std::vector<EdgeDependence>& edges
     const auto it = std::find(root_of_component.begin(), root_of_component.end(), r);
     if (it == root_of_component.end()) {
       root_of_component.push_back(r);
-      out.push_back({stages[i].get()});
+      out.push_back({stages[i]});
     } else {
-      out[static_cast<std::size_t>(it - root_of_component.begin())].push_back(stages[i].get());
+      out[static_cast<std::size_t>(it - root_of_component.begin())].push_back(stages[i]);
     }
   }
   return out;
 }
 
+Group aligned_group(const Pipeline& p, std::vector<const Function*> stages,
+                    const std::vector<EdgeDependence>& edges, bool split) {
+  Group g;
+  g.stages = std::move(stages);
+  g.alignment = align_and_scale(p, g.stages, edges);
+  if (g.alignment.ok || !split || g.stages.size() < 2) return g;
+  const auto alignable = [](const EdgeDependence& e) {
+    return e.is_uniform() && !e.consumer->definition().is_reduction() &&
+           !e.producer_stage->definition().is_reduction();
+  };
+  auto parts = connected_components(g.stages, edges, alignable);
+  if (parts.size() < 2) return g; // the conflict lies in how uniform edges combine
+  for (auto& part : parts)
+    g.parts.push_back(aligned_group(p, std::move(part), edges, false));
+  return g;
+}
+
 Report analyse(const Pipeline& p) {
   Report r;
   r.edges = dependences(p);
-  for (const FunctionPtr& f : p.stages())
+  std::vector<const Function*> all;
+  for (const FunctionPtr& f : p.stages()) {
     r.classes.push_back(classify_stage(*f, r.edges));
-  r.components = connected_components(p, r.edges);
-  if (r.components.size() > 1)
-    r.whole_reason = "the stages form " + std::to_string(r.components.size()) +
-                     " connected components (e.g. '" + r.components[0].front()->name() + "' and '" +
-                     r.components[1].front()->name() +
+    all.push_back(f.get());
+  }
+  auto components = connected_components(all, r.edges, [](const EdgeDependence&) { return true; });
+  if (components.size() > 1)
+    r.whole_reason = "the stages form " + std::to_string(components.size()) +
+                     " connected components (e.g. '" + components[0].front()->name() + "' and '" +
+                     components[1].front()->name() +
                      "' share no producer-consumer path), so each is aligned on its own";
-  for (const auto& group : r.components)
-    r.alignments.push_back(align_and_scale(p, group, r.edges));
+  for (auto& c : components)
+    r.components.push_back(aligned_group(p, std::move(c), r.edges, true));
   return r;
 }
 
@@ -246,36 +275,45 @@ void text_edges(std::string& out, const Report& r) {
     Table dims;
     for (std::size_t k = 0; k < e.dims.size(); ++k) {
       const DimDependence& d = e.dims[k];
-      dims.row({"dim " + std::to_string(k), dim_dependence_kind_name(d.kind), d.str(), d.note});
+      // The summary of an irregular dimension is its kind: show why instead.
+      dims.row({"dim " + std::to_string(k), dim_dependence_kind_name(d.kind),
+                d.is_uniform() || d.note.empty() ? d.str() : d.note});
     }
     dims.print(out, "    ");
   }
 }
 
+void text_group(std::string& out, const Group& g, const std::string& indent) {
+  std::vector<std::string> names;
+  for (const Function* f : g.stages)
+    names.push_back(f->name());
+  const GroupAlignment& a = g.alignment;
+  out += "\n" + indent + "group {" + joined(names) + "}: ";
+  if (!a.ok) {
+    out += "cannot be aligned: " + a.reason + "\n";
+    if (!g.parts.empty())
+      out += indent + "  cut at the edges that cannot be aligned, its parts are:\n";
+    for (const Group& part : g.parts)
+      text_group(out, part, indent + "  ");
+    return;
+  }
+  out += "common space (" + joined(a.common_dims) + ")\n";
+  Table t;
+  for (const StageAlignment& s : a.stages)
+    t.row({s.stage->name(), s.str(a.common_dims)});
+  t.print(out, indent + "  ");
+  if (!a.dependences.empty()) out += indent + "  distances (producer point - consumer point):\n";
+  Table d;
+  for (const UniformDependence& u : a.dependences)
+    d.row({u.producer->name() + " -> " + u.consumer->name(), u.str()});
+  d.print(out, indent + "    ");
+}
+
 void text_alignment(std::string& out, const Report& r) {
   heading(out, "Alignment and scaling (common space per group)");
   if (!r.whole_reason.empty()) out += "  The pipeline is not one group: " + r.whole_reason + ".\n";
-  for (std::size_t g = 0; g < r.components.size(); ++g) {
-    std::vector<std::string> names;
-    for (const Function* f : r.components[g])
-      names.push_back(f->name());
-    const GroupAlignment& a = r.alignments[g];
-    out += "\n  group {" + joined(names) + "}: ";
-    if (!a.ok) {
-      out += "cannot be aligned: " + a.reason + "\n";
-      continue;
-    }
-    out += "common space (" + joined(a.common_dims) + ")\n";
-    Table t;
-    for (const StageAlignment& s : a.stages)
-      t.row({s.stage->name(), s.str(a.common_dims)});
-    t.print(out, "    ");
-    if (!a.dependences.empty()) out += "    distances (producer point - consumer point):\n";
-    Table d;
-    for (const UniformDependence& u : a.dependences)
-      d.row({u.producer->name() + " -> " + u.consumer->name(), u.str()});
-    d.print(out, "      ");
-  }
+  for (const Group& g : r.components)
+    text_group(out, g, "  ");
 }
 
 // ---- JSON ---------------------------------------------------------------------------------------
@@ -376,33 +414,40 @@ json edge_json(const EdgeDependence& e) {
           {"accesses", accesses},           {"dims", dims}};
 }
 
+json group_json(const Group& g) {
+  const GroupAlignment& a = g.alignment;
+  json names = json::array();
+  for (const Function* f : g.stages)
+    names.push_back(f->name());
+  json placements = json::array();
+  for (const StageAlignment& s : a.stages)
+    placements.push_back({{"stage", s.stage->name()},
+                          {"common_dim", s.common_dim},
+                          {"scale", s.scale},
+                          {"text", s.str(a.common_dims)}});
+  json deps = json::array();
+  for (const UniformDependence& u : a.dependences)
+    deps.push_back({{"producer", u.producer->name()},
+                    {"consumer", u.consumer->name()},
+                    {"lo", u.lo},
+                    {"hi", u.hi},
+                    {"broadcast", u.broadcast}});
+  json parts = json::array();
+  for (const Group& part : g.parts)
+    parts.push_back(group_json(part));
+  return {{"stages", names},
+          {"ok", a.ok},
+          {"reason", a.reason},
+          {"common_dims", a.common_dims},
+          {"placements", placements},
+          {"dependences", deps},
+          {"parts", parts}};
+}
+
 json alignment_json(const Report& r) {
   json groups = json::array();
-  for (std::size_t g = 0; g < r.components.size(); ++g) {
-    const GroupAlignment& a = r.alignments[g];
-    json names = json::array();
-    for (const Function* f : r.components[g])
-      names.push_back(f->name());
-    json placements = json::array();
-    for (const StageAlignment& s : a.stages)
-      placements.push_back({{"stage", s.stage->name()},
-                            {"common_dim", s.common_dim},
-                            {"scale", s.scale},
-                            {"text", s.str(a.common_dims)}});
-    json deps = json::array();
-    for (const UniformDependence& u : a.dependences)
-      deps.push_back({{"producer", u.producer->name()},
-                      {"consumer", u.consumer->name()},
-                      {"lo", u.lo},
-                      {"hi", u.hi},
-                      {"broadcast", u.broadcast}});
-    groups.push_back({{"stages", names},
-                      {"ok", a.ok},
-                      {"reason", a.reason},
-                      {"common_dims", a.common_dims},
-                      {"placements", placements},
-                      {"dependences", deps}});
-  }
+  for (const Group& g : r.components)
+    groups.push_back(group_json(g));
   return {{"whole_pipeline", r.components.size() <= 1},
           {"whole_pipeline_reason", r.whole_reason},
           {"groups", groups}};

@@ -4,6 +4,7 @@
 #include "analysis/alignment.h"
 #include "analysis/classify.h"
 #include "analysis/dependence.h"
+#include "app.h"
 #include "trapeze/explain.h"
 #include "trapeze/ir_visitor.h"
 
@@ -609,6 +610,49 @@ TEST(Explain, ReductionDefinitionInJson) {
   EXPECT_EQ(j["stages"][0]["class"]["all"], nlohmann::json::array({"reduction", "data-dependent"}));
   EXPECT_THAT(explain_text(p, p.bind({{"N", 10}})),
               HasSubstr("update 0  sum into hist(int32(img(r))): 1"));
+}
+
+TEST(Explain, UnalignableGroupIsCutIntoParts) {
+  Param N("N");
+  Var x("x"), y("y"), c("c"), b("b");
+  Image img("img", ScalarType::UInt8, {N, N});
+  RVar rx("rx", {0, N - 1}), ry("ry", {0, N - 1});
+  Func hist("hist", ScalarType::Int32, {b}, {{0, 255}});
+  hist.define_reduction(0, {rx, ry}, {sum_into({cast<int>(img(rx, ry))}, 1)});
+  Func rgb("rgb", ScalarType::Float32, {c, x, y}, {{0, 2}, {0, N - 1}, {0, N - 1}});
+  rgb.define({Case(c == 0, cast<float>(img(x, y)))}, cast<float>(hist(cast<int>(img(x, y)))));
+  Func grey("grey", ScalarType::Float32, {x, y}, {{0, N - 2}, {0, N - 1}});
+  grey.define(rgb(0, x, y) + rgb(2, x + 1, y));
+  Pipeline p({grey}, "demo");
+  const ParamValues bound = p.bind({{"N", 8}});
+  const std::string text = explain_text(p, bound);
+  EXPECT_THAT(text, HasSubstr("group {hist, rgb, grey}: cannot be aligned: 'hist' is a reduction"));
+  EXPECT_THAT(text, HasSubstr("group {rgb, grey}: common space (c, x, y)"));
+  EXPECT_THAT(text, HasSubstr("rgb -> grey  [0, 2] x [0, 1] x [0, 0]"));
+  EXPECT_THAT(text, HasSubstr("dim 0  data-dependent  index int32(img(x, y)) of hist("));
+  EXPECT_THAT(text, HasSubstr("case 0   c == 0  :  float32(img(x, y))"));
+
+  const nlohmann::json j = nlohmann::json::parse(explain_json(p, bound));
+  const nlohmann::json& g = j["alignment"]["groups"][0];
+  EXPECT_FALSE(g["ok"].get<bool>());
+  ASSERT_EQ(g["parts"].size(), 2u);
+  EXPECT_EQ(g["parts"][1]["stages"], nlohmann::json::array({"rgb", "grey"}));
+  EXPECT_TRUE(g["parts"][1]["ok"].get<bool>());
+  EXPECT_EQ(g["parts"][1]["dependences"][0]["hi"], nlohmann::json::array({2, 1, 0}));
+  EXPECT_EQ(j["stages"][1]["definition"]["kind"], "cases");
+  EXPECT_EQ(j["stages"][1]["definition"]["cases"][0]["condition"], "c == 0");
+}
+
+// Every benchmark app must be explainable (no internal error, valid JSON).
+TEST(Explain, EveryAppExplains) {
+  for (const apps::App& app : apps::all_apps()) {
+    SCOPED_TRACE(app.name);
+    Pipeline p = app.build();
+    const ParamValues bound = p.bind(app.small_size);
+    EXPECT_THAT(explain_text(p, bound), HasSubstr("pipeline '"));
+    const nlohmann::json j = nlohmann::json::parse(explain_json(p, bound));
+    EXPECT_EQ(j["stages"].size(), p.stages().size());
+  }
 }
 
 } // namespace
