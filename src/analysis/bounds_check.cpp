@@ -54,13 +54,21 @@ void check_access(const Function& consumer, const Access& a, const Expr& self, c
     const IntRange r = integer_range(a.args[d], vars, bound);
     needed.lo.push_back(r.lo);
     needed.hi.push_back(r.hi);
-    const std::string dim = "dimension " + dimension_name(a, d) + ": ";
+    std::string problems;
     if (r.lo < domain.lo[d])
-      violations += (violations.empty() ? "" : "; ") + dim + "needs down to " +
-                    std::to_string(r.lo) + ", domain starts at " + std::to_string(domain.lo[d]);
+      problems += "needs down to " + std::to_string(r.lo) + ", domain starts at " +
+                  std::to_string(domain.lo[d]);
     if (r.hi > domain.hi[d])
-      violations += (violations.empty() ? "" : "; ") + dim + "needs up to " + std::to_string(r.hi) +
-                    ", domain ends at " + std::to_string(domain.hi[d]);
+      problems += (problems.empty() ? "" : " and ") + std::string("needs up to ") +
+                  std::to_string(r.hi) + ", domain ends at " + std::to_string(domain.hi[d]);
+    if (problems.empty()) continue;
+    if (r == full_range(a.args[d].type()))
+      problems = "the index " + to_string(a.args[d]) +
+                 " could not be bounded (interval arithmetic bounds affine indices; clamp "
+                 "others), " +
+                 problems;
+    violations += (violations.empty() ? "" : "; ") + std::string("dimension ") +
+                  dimension_name(a, d) + ": " + problems;
   }
   if (violations.empty()) return;
   const std::string& producer = a.producer_name();

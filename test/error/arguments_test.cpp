@@ -70,6 +70,23 @@ TEST(Arguments, OutOfBoundsInputReadBelowZero) {
                          HasSubstr("enlarge the producer's extents")));
 }
 
+TEST(Arguments, OffendingDimensionsAndUnboundedIndicesAreReported) {
+  Var x("x");
+  Func g("g", ScalarType::Int32, {x}, {{0, 9}});
+  g.define(x);
+  Func f("f", ScalarType::Int32, {x}, {{-2, 12}});
+  // Both ends outside; and a product interval arithmetic cannot bound in int32.
+  f.define(g(x) + g(x * 1000000000));
+  const std::string msg = error_of([&] { (void)interpret(Pipeline({f}), {}, {}); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("reads g(x) over x in [-2, 12]"),
+                         HasSubstr("dimension x: needs down to -2, domain starts at 0 and needs up "
+                                   "to 12, domain ends at 9")));
+  Func h("h", ScalarType::Int32, {x}, {{0, 9}});
+  h.define(g(x * 1000000000));
+  EXPECT_THAT(error_of([&] { (void)interpret(Pipeline({h}), {}, {}); }),
+              HasSubstr("the index x * 1000000000 could not be bounded"));
+}
+
 TEST(Arguments, CaseValuesAreCheckedOverTheirBox) {
   Var x("x");
   Func g("g", ScalarType::Int32, {x}, {{0, 9}});

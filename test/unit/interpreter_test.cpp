@@ -239,10 +239,17 @@ TEST(Interpreter, OutputBufferStartsAtTheDomainsLowCorner) {
   const BufferMap out = interpret(Pipeline({blury}), {{"R", 2}, {"C", 3}}, {{"img", in}});
   const Buffer& b = out.at("blury");
   ASSERT_THAT(b.extents(), ElementsAre(2, 3));
-  // A linear image is reproduced by the 3x3 box (up to float32 rounding).
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 3; ++j)
-      EXPECT_NEAR(b.at<float>({i, j}), (i + 1) * 10 + (j + 1), 1e-5) << i << "," << j;
+  // The same float32 arithmetic written in C++ (no contraction in ISO mode).
+  const auto bx = [&](int i, int j) {
+    return (in.at<float>({i - 1, j}) + in.at<float>({i, j}) + in.at<float>({i + 1, j})) / 3.0f;
+  };
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const int px = i + 1, py = j + 1; // element (i, j) holds the point (1 + i, 1 + j)
+      EXPECT_EQ(b.at<float>({i, j}), (bx(px, py - 1) + bx(px, py) + bx(px, py + 1)) / 3.0f);
+      EXPECT_NEAR(b.at<float>({i, j}), px * 10 + py, 1e-5);
+    }
+  }
 }
 
 TEST(Interpreter, HistogramReductionWithClampedTargets) {
