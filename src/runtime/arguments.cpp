@@ -1,0 +1,116 @@
+// Checking a run's arguments and allocating its outputs.
+#include "trapeze/runtime.h"
+
+#include "analysis/bounds_check.h"
+#include "analysis/region_text.h"
+
+#include <algorithm>
+
+namespace trapeze {
+
+using namespace ir;
+
+namespace {
+
+// "float32[3][68][84]": the buffer a producer of this type and box needs.
+std::string expected_text(ScalarType type, const Box& box) {
+  std::string s(type_name(type));
+  for (int d = 0; d < box.dimensions(); ++d)
+    s += "[" + std::to_string(box.extent(d)) + "]";
+  return s;
+}
+
+std::vector<std::int64_t> extents_of(const Box& box) {
+  std::vector<std::int64_t> out;
+  for (int d = 0; d < box.dimensions(); ++d)
+    out.push_back(box.extent(d));
+  return out;
+}
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names)
+    s += (s.empty() ? "'" : ", '") + n + "'";
+  return s.empty() ? "none" : s;
+}
+
+std::vector<Expr> domain_exprs(const Function& f) {
+  std::vector<Expr> out;
+  for (const Interval& i : f.domain())
+    out.push_back(i.lo), out.push_back(i.hi);
+  return out;
+}
+
+// Checks one given buffer against what the pipeline expects.
+void check_buffer(const BufferMap& given, const std::string& kind, const std::string& name,
+                  const std::string& described, ScalarType type, const Box& box,
+                  const std::string& for_params, const std::string& pipeline) {
+  const std::string expected = expected_text(type, box);
+  auto it = given.find(name);
+  if (it == given.end())
+    throw Error("missing " + kind + " buffer: " + kind + " " + described + " of pipeline '" +
+                pipeline + "' was not given; pass a " + expected + " buffer named '" + name + "'" +
+                for_params);
+  const Buffer& b = it->second;
+  if (!b.defined())
+    throw Error(kind + " '" + name + "' must be " + expected + for_params +
+                ", but the given buffer is empty (never allocated)");
+  if (b.type() != type || b.extents() != extents_of(box))
+    throw Error(kind + " '" + name + "' must be " + expected + for_params +
+                ", but the given buffer is " + b.describe());
+}
+
+void reject_unknown(const BufferMap& given, const std::vector<std::string>& known,
+                    const std::string& kind, const std::string& pipeline) {
+  for (const auto& [name, buffer] : given) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    throw Error("unknown " + kind + " buffer '" + name + "': pipeline '" + pipeline + "' has no " +
+                kind + " of that name (its " + kind + "s are " + names_of(known) + ")");
+  }
+}
+
+} // namespace
+
+Buffer allocate_output(const Pipeline& p, const Function& output, const ParamValues& bound) {
+  if (!p.is_output(output))
+    throw Error("stage " + output.describe() + " is not an output of pipeline '" + p.name() +
+                "'; only outputs get buffers");
+  const Box box = concrete_domain(output, bound);
+  if (box.empty())
+    throw Error("empty domain: output stage " + output.describe() + " has domain " + box.str() +
+                analysis::for_params_text(domain_exprs(output), bound) +
+                ". Check the parameter values, or the stage's domain bounds.");
+  return Buffer(output.type(), extents_of(box));
+}
+
+BufferMap allocate_outputs(const Pipeline& p, const ParamValues& bound) {
+  BufferMap out;
+  for (const FunctionPtr& f : p.outputs())
+    out[f->name()] = allocate_output(p, *f, bound);
+  return out;
+}
+
+void check_arguments(const Pipeline& p, const ParamValues& bound, const BufferMap& inputs,
+                     const BufferMap& outputs) {
+  // Missing parameters, values of the wrong kind and unknown names, as bind() reports them.
+  const ParamValues values = p.bind(bound);
+  analysis::check_access_bounds(p, values);
+
+  std::vector<std::string> input_names, output_names;
+  for (const InputImagePtr& image : p.inputs()) {
+    input_names.push_back(image->name());
+    check_buffer(inputs, "input", image->name(), image->describe(), image->type(),
+                 concrete_domain(*image, values),
+                 analysis::for_params_text(image->extents(), values), p.name());
+  }
+  for (const FunctionPtr& f : p.outputs()) {
+    output_names.push_back(f->name());
+    check_buffer(outputs, "output", f->name(), "stage " + f->describe(), f->type(),
+                 concrete_domain(*f, values), analysis::for_params_text(domain_exprs(*f), values),
+                 p.name());
+  }
+  reject_unknown(inputs, input_names, "input", p.name());
+  reject_unknown(outputs, output_names, "output", p.name());
+}
+
+} // namespace trapeze
