@@ -1,0 +1,3 @@
+trapeze_add_gtest(correctness_apps correctness
+  apps_jit_vs_interpreter_test.cpp
+)
