@@ -1,7 +1,45 @@
-// The trapeze command line.
-#include <cstdio>
+// The trapeze command line: list, run, emit, explain.
+//
+// Exit codes: 0 success; 1 a trapeze error (bad pipeline, failed check,
+// failed compile); 2 bad command-line arguments (one line on stderr).
+#include "commands.h"
+#include "trapeze/error.h"
+#include "trapeze/version.h"
 
-int main() {
-  std::puts("trapeze");
-  return 0;
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char** argv) {
+  CLI::App root{"trapeze " TRAPEZE_VERSION_STRING
+                ": an optimizing compiler for image-processing pipelines",
+                "trapeze"};
+  root.require_subcommand(1);
+  root.set_version_flag("--version", TRAPEZE_VERSION_STRING);
+  int exit_code = 0;
+  trapeze::cli::add_list_command(root, exit_code);
+  trapeze::cli::add_run_command(root, exit_code);
+  trapeze::cli::add_emit_command(root, exit_code);
+  trapeze::cli::add_explain_command(root, exit_code);
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return root.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "trapeze: %s (see 'trapeze --help')\n", e.what());
+    return 2;
+  } catch (const trapeze::Error& e) {
+    std::fprintf(stderr, "trapeze: error: %s\n", e.what());
+    return 1;
+  } catch (const trapeze::InternalError& e) {
+    std::fprintf(stderr, "trapeze: %s\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trapeze: unexpected error: %s\n", e.what());
+    return 3;
+  }
+  return exit_code;
 }

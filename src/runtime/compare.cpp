@@ -8,11 +8,12 @@ namespace trapeze {
 
 std::string BufferMismatch::str() const {
   std::string where = "element ";
-  for (std::int64_t i : index) where += "[" + std::to_string(i) + "]";
+  for (std::int64_t i : index)
+    where += "[" + std::to_string(i) + "]";
   char buf[256];
-  std::snprintf(buf, sizeof buf, ": expected %.9g, got %.9g (%lld element%s differ, largest error %.3g)",
-                expected, actual, static_cast<long long>(count), count == 1 ? "" : "s",
-                max_error);
+  std::snprintf(buf, sizeof buf, ": expected %.9g, got %.9g (%lld element%s, largest error %.3g)",
+                expected, actual, static_cast<long long>(count),
+                count == 1 ? " differs" : "s differ", max_error);
   return where + buf;
 }
 

@@ -1,0 +1,25 @@
+// `trapeze emit APP|FILE --out DIR`: ahead-of-time C++ for a user's build.
+#include "commands.h"
+#include "pipeline_source.h"
+
+#include <fmt/core.h>
+
+namespace trapeze::cli {
+
+void add_emit_command(CLI::App& root, int& exit_code) {
+  CLI::App* cmd = root.add_subcommand(
+      "emit", "Write the pipeline's C++ (DIR/NAME.h and DIR/NAME.cpp) for use in your own build");
+  auto target = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("pipeline", *target, "An app name (see 'trapeze list') or a pipeline text file")
+      ->required();
+  cmd->add_option("--out", *out, "Output directory (created if missing)")->required();
+  cmd->callback([target, out, &exit_code] {
+    const PipelineSource source = resolve_pipeline(*target);
+    for (const std::string& path : emit_aot(source.pipeline, *out))
+      fmt::print("wrote {}\n", path);
+    exit_code = 0;
+  });
+}
+
+} // namespace trapeze::cli
