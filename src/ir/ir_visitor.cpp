@@ -4,6 +4,7 @@
 #include "trapeze/function.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace trapeze::ir {
@@ -224,7 +225,9 @@ protected:
     implied_int64_ = false;
     if (n->type == ScalarType::Bool) {
       out += n->value ? "true" : "false";
-    } else if (n->type == ScalarType::Int32 || (implied && n->type == ScalarType::Int64)) {
+    } else if (n->type == ScalarType::Int32 ||
+               (implied && n->type == ScalarType::Int64 && n->value >= INT32_MIN &&
+                n->value <= INT32_MAX)) { // a plain literal is read as int32
       out += std::to_string(n->value);
     } else {
       out += std::string(type_name(n->type)) + "(" + std::to_string(n->value) + ")";

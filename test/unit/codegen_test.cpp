@@ -246,7 +246,8 @@ TEST(Compiled, BlurMatchesHandComputedValues) {
 TEST(Compiled, HarrisIyBordersAreZero) {
   const codegen::CppModule m = codegen::generate_cpp(iy_pipeline());
   Loaded lib(m);
-  for (const auto& [R, C] : {std::pair{4, 6}, std::pair{1, 1}, std::pair{0, 3}}) {
+  for (const auto& size : {std::pair{4, 6}, std::pair{1, 1}, std::pair{0, 3}}) {
+    const int R = size.first, C = size.second; // clang 14 cannot capture structured bindings
     std::vector<float> img((R + 2) * (C + 2));
     for (std::size_t k = 0; k < img.size(); ++k)
       img[k] = static_cast<float>((k * 37) % 17) - 8.0f;

@@ -42,6 +42,14 @@ TEST(Expr, PrintsWithMinimalParentheses) {
   EXPECT_EQ(to_string(f64(0.1) + 1), "0.1 + 1.0");
 }
 
+TEST(Expr, ImpliedInt64ConstantsPrintPlainlyOnlyIfTheyFitInt32) {
+  Param R("R");
+  Var x("x");
+  EXPECT_EQ(to_string(x <= R + 1), "x <= R + 1");
+  EXPECT_EQ(to_string(R + std::int64_t{3000000000}), "R + int64(3000000000)");
+  EXPECT_EQ(to_string(cast<std::int64_t>(x) + cast<std::int64_t>(x)), "int64(x) + int64(x)");
+}
+
 TEST(Expr, ConstantDivisionByZeroIsAnError) {
   Var x("x");
   EXPECT_THROW((void)(x / 0), Error);

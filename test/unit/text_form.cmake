@@ -1,4 +1,5 @@
 trapeze_add_gtest(unit_text_form unit
+  text_form_apps_test.cpp
   text_form_test.cpp
 )
 # The example of docs/text-form.md is parsed by a test, so that it stays valid.

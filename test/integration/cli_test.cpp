@@ -1,0 +1,178 @@
+// The trapeze command line, run as a user runs it: exit codes, output, files.
+#include "trapeze/image_io.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace trapeze {
+namespace {
+
+using testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public testing::Test {
+protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() / ("trapeze_cli_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CliResult run(const std::string& args) const {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd =
+        std::string(TRAPEZE_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string();
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, ListsTheApps) {
+  const CliResult r = run("list");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* app : {"blur", "unsharp", "harris"})
+    EXPECT_THAT(r.out, HasSubstr(app));
+}
+
+TEST_F(Cli, EveryCommandHasHelp) {
+  for (const char* cmd : {"", "list", "run", "emit", "explain"}) {
+    const CliResult r = run(std::string(cmd) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_THAT(r.out, HasSubstr("Usage")) << cmd;
+  }
+  EXPECT_THAT(run("run --help").out, HasSubstr("--check"));
+}
+
+TEST_F(Cli, BadArgumentsGiveOneLineAndExitCode2) {
+  for (const char* args : {"", "frobnicate", "run", "run blur --reps 0", "run blur --threads x",
+                           "emit blur", "explain blur --nope"}) {
+    const CliResult r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+}
+
+TEST_F(Cli, UnknownPipelineIsAnError) {
+  const CliResult r = run("run nosuch");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'nosuch' is neither an app (blur, unsharp, harris)"));
+}
+
+TEST_F(Cli, RunPrintsTimesAndChecksAsJson) {
+  const CliResult r =
+      run("run unsharp --param R=40 --param C=52 --param weight=2.5 --reps 3 --threads 2 "
+          "--check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["pipeline"], "unsharp");
+  EXPECT_EQ(j["check"], "passed");
+  EXPECT_EQ(j["reps"], 3);
+  EXPECT_EQ(j["threads"], 2);
+  EXPECT_EQ(j["params"]["R"], 40);
+  EXPECT_EQ(j["params"]["weight"], 2.5);
+  EXPECT_EQ(j["times_ms"].size(), 3u);
+  EXPECT_LE(j["min_ms"].get<double>(), j["median_ms"].get<double>());
+}
+
+TEST_F(Cli, RunsOnAPngAndWritesOne) {
+  SyntheticSpec spec;
+  spec.type = ScalarType::UInt8;
+  spec.extents = {3, 30, 45};
+  spec.lo = 0;
+  spec.hi = 255;
+  write_png(synthetic_image(spec), (dir_ / "in.png").string());
+  const CliResult r = run("run unsharp --input " + (dir_ / "in.png").string() + " --output " +
+                          (dir_ / "out.png").string() + " --reps 1 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("C=45 R=30"));
+  EXPECT_THAT(r.out, HasSubstr("check against the interpreter: passed"));
+  const Buffer out = read_png((dir_ / "out.png").string());
+  EXPECT_EQ(out.extents(), (std::vector<std::int64_t>{3, 30, 45}));
+}
+
+TEST_F(Cli, TextFormRoundTripsThroughRunAndExplain) {
+  const CliResult ir = run("explain harris --ir");
+  ASSERT_EQ(ir.exit_code, 0) << ir.err;
+  const fs::path file = dir_ / "harris.tz";
+  std::ofstream(file) << ir.out;
+  const CliResult again = run("explain " + file.string() + " --ir");
+  EXPECT_EQ(again.out, ir.out);
+  const CliResult r = run("run " + file.string() + " --param R=20 --param C=30 --reps 1 --check");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("passed"));
+}
+
+TEST_F(Cli, MalformedFileNamesLineAndColumn) {
+  const fs::path file = dir_ / "bad.tz";
+  std::ofstream(file) << "pipeline bad\nparam N: int64\nstage f(x): float32 on [0, N] x\n";
+  const CliResult r = run("explain " + file.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(file.string() + ":3:"));
+}
+
+TEST_F(Cli, ExplainPrintsTextAndJson) {
+  const CliResult text = run("explain unsharp --param R=64 --param C=80");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* part : {"blurx", "blury", "sharpen", "mask", "stencil"})
+    EXPECT_THAT(text.out, HasSubstr(part));
+  const CliResult json = run("explain unsharp --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["stages"].size(), 4u);
+}
+
+TEST_F(Cli, EmitWritesHeaderAndSource) {
+  const CliResult r = run("emit blur --out " + (dir_ / "gen").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "gen" / "blur.h"));
+  EXPECT_THAT(read_file(dir_ / "gen" / "blur.cpp"), HasSubstr("trapeze_blur("));
+}
+
+// A float-to-int cast out of range has no defined result in the DSL: the
+// interpreter saturates, x86 code gives INT_MIN. So the two differ, which is
+// how this test reaches --check's failure path.
+TEST_F(Cli, FailedCheckNamesTheFirstDifferingElement) {
+  const fs::path file = dir_ / "overflow.tz";
+  std::ofstream(file) << "pipeline overflow\n"
+                         "param N: int64 = 64\n"
+                         "input img: float32[N]\n"
+                         "stage big(x): int32 on [0, N - 1]\n"
+                         "  = int32(img(x) * 1e10f)\n"
+                         "output big\n";
+  const CliResult r = run("run " + file.string() + " --reps 1 --check");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("check failed: output 'big' differs from the interpreter at "
+                               "element ["));
+  EXPECT_THAT(r.out, HasSubstr("check against the interpreter: failed"));
+}
+
+} // namespace
+} // namespace trapeze
