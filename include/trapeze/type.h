@@ -38,6 +38,10 @@ ScalarType promote(ScalarType t);
 /// The type of `a op b` for an arithmetic operator under the usual conversions.
 ScalarType arithmetic_result(ScalarType a, ScalarType b);
 
+/// An integer value converted to integer type `t` as C++20 converts it:
+/// modulo 2^bits for the narrow types, != 0 for bool. Float types: unchanged.
+std::int64_t wrap_integer(ScalarType t, std::int64_t v);
+
 /// Maps a C++ type to its ScalarType (compile-time).
 template <typename T> struct type_of_t;
 template <> struct type_of_t<bool> { static constexpr ScalarType value = ScalarType::Bool; };

@@ -26,18 +26,6 @@ namespace ir {
 
 namespace {
 
-// Wraps an integer to the width of `type`, as a C++20 conversion does.
-std::int64_t wrap_to(ScalarType type, std::int64_t v) {
-  switch (type) {
-  case ScalarType::Bool: return v != 0 ? 1 : 0;
-  case ScalarType::UInt8: return static_cast<std::uint8_t>(v);
-  case ScalarType::UInt16: return static_cast<std::uint16_t>(v);
-  case ScalarType::Int16: return static_cast<std::int16_t>(v);
-  case ScalarType::Int32: return static_cast<std::int32_t>(v);
-  default: return v;
-  }
-}
-
 // Converts a float constant to an integer type if the value is representable.
 bool float_fits(ScalarType type, double v) {
   const double t = std::trunc(v);
@@ -57,7 +45,7 @@ std::string type_str(ScalarType t) { return std::string(type_name(t)); }
 
 Expr IntConst::make(ScalarType type, std::int64_t value) {
   TRAPEZE_ASSERT(is_integer(type), "IntConst of a float type");
-  return Expr(std::make_shared<const IntConst>(type, wrap_to(type, value)));
+  return Expr(std::make_shared<const IntConst>(type, wrap_integer(type, value)));
 }
 
 Expr FloatConst::make(ScalarType type, double value) {

@@ -220,15 +220,7 @@ std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view
     return it->second.i;
   }
   if (const auto* c = e.as<Cast>()) {
-    const std::int64_t v = eval_int(c->value, params, what);
-    switch (c->type) {
-    case ScalarType::Int32: return static_cast<std::int32_t>(v);
-    case ScalarType::Int16: return static_cast<std::int16_t>(v);
-    case ScalarType::UInt16: return static_cast<std::uint16_t>(v);
-    case ScalarType::UInt8: return static_cast<std::uint8_t>(v);
-    case ScalarType::Bool: return v != 0;
-    default: return v;
-    }
+    return wrap_integer(c->type, eval_int(c->value, params, what));
   }
   if (const auto* u = e.as<Unary>()) {
     const std::int64_t v = eval_int(u->value, params, what);

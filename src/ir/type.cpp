@@ -66,6 +66,17 @@ std::optional<ScalarType> parse_type_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::int64_t wrap_integer(ScalarType t, std::int64_t v) {
+  switch (t) {
+  case ScalarType::Bool: return v != 0 ? 1 : 0;
+  case ScalarType::UInt8: return static_cast<std::uint8_t>(v);
+  case ScalarType::UInt16: return static_cast<std::uint16_t>(v);
+  case ScalarType::Int16: return static_cast<std::int16_t>(v);
+  case ScalarType::Int32: return static_cast<std::int32_t>(v);
+  default: return v;
+  }
+}
+
 ScalarType promote(ScalarType t) {
   switch (t) {
   case ScalarType::Bool:

@@ -246,8 +246,8 @@ void evaluate_cases(const Function& f, const std::vector<ir::Case>& cases, const
 std::int64_t combine_integers(ReduceOp op, ScalarType t, std::int64_t e, std::int64_t v) {
   switch (op) {
   case ReduceOp::Sum:
-    return runtime::wrap_integer(t, static_cast<std::int64_t>(static_cast<std::uint64_t>(e) +
-                                                              static_cast<std::uint64_t>(v)));
+    return wrap_integer(t, static_cast<std::int64_t>(static_cast<std::uint64_t>(e) +
+                                                     static_cast<std::uint64_t>(v)));
   case ReduceOp::Min: return v < e ? v : e;
   case ReduceOp::Max: return e < v ? v : e;
   }

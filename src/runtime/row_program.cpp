@@ -395,17 +395,6 @@ template <typename V> void load_contiguous_typed(ScalarType t, const void* data,
 
 } // namespace
 
-std::int64_t wrap_integer(ScalarType t, std::int64_t v) {
-  switch (t) {
-  case ScalarType::Bool: return v != 0 ? 1 : 0;
-  case ScalarType::UInt8: return static_cast<std::uint8_t>(v);
-  case ScalarType::UInt16: return static_cast<std::uint16_t>(v);
-  case ScalarType::Int16: return static_cast<std::int16_t>(v);
-  case ScalarType::Int32: return static_cast<std::int32_t>(v);
-  default: return v;
-  }
-}
-
 std::int64_t load_integer(const void* data, ScalarType t, std::int64_t i) {
   switch (t) {
   case ScalarType::Bool: return static_cast<const bool*>(data)[i] ? 1 : 0;

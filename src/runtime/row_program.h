@@ -78,9 +78,6 @@ private:
   int row_var_ = -1;
 };
 
-/// Wraps an integer to the width of `t`, as a C++20 conversion does (bool: != 0).
-std::int64_t wrap_integer(ScalarType t, std::int64_t v);
-
 /// Reads element `i` of a typed array as a column value.
 std::int64_t load_integer(const void* data, ScalarType t, std::int64_t i);
 double load_float(const void* data, ScalarType t, std::int64_t i);

@@ -6,6 +6,7 @@
 #include "lower/bounds_simplify.h"
 #include "lower/loop_ir.h"
 #include "lower/lower.h"
+#include "support/sample_pipelines.h"
 #include "trapeze/ir_visitor.h"
 #include "trapeze/pipeline.h"
 
@@ -81,16 +82,7 @@ codegen::ParamSlot int_param(std::int64_t v) {
 
 // ---------------------------------------------------------------- pipelines
 
-Pipeline blur_pipeline() {
-  Param R("R"), C("C");
-  Var x("x"), y("y");
-  Image img("img", ScalarType::Float32, {R + 2, C + 2});
-  Func blurx("blurx", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
-  blurx.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f);
-  Func blury("blury", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
-  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
-  return Pipeline({blury}, "blur");
-}
+Pipeline blur_pipeline() { return testing_support::sample_blur(); }
 
 // Harris' Iy: a Sobel on the interior, 0 on the one-pixel border.
 Pipeline iy_pipeline() {

@@ -3,6 +3,7 @@
 #include "jit_test_support.h"
 #include "runtime/compiled_pipeline_impl.h"
 #include "runtime/jit_cache.h"
+#include "support/sample_pipelines.h"
 #include "trapeze/error.h"
 
 #include <gmock/gmock.h>
@@ -18,16 +19,7 @@ namespace fs = std::filesystem;
 using test::TempDir;
 using testing::HasSubstr;
 
-Pipeline blur_pipeline() {
-  Param R("R"), C("C");
-  Var x("x"), y("y");
-  Image img("img", ScalarType::Float32, {R + 2, C + 2});
-  Func blurx("blurx", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
-  blurx.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f);
-  Func blury("blury", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
-  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
-  return Pipeline({blury}, "blur");
-}
+Pipeline blur_pipeline() { return testing_support::sample_blur(); }
 
 /// What generate_cpp would return for the blur pipeline, written by hand;
 /// `signature` is what <entry>_signature() returns and `status` what the entry returns.

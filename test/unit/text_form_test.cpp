@@ -1,5 +1,6 @@
 // The text form of a pipeline: printing, parsing, and the round trip of every
 // construct of the IR.
+#include "support/sample_pipelines.h"
 #include "unit/text_form_round_trip.h"
 
 #include "trapeze/dsl.h"
@@ -21,16 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing_support::expect_text_round_trip;
 
-Pipeline blur() {
-  Param R("R"), C("C");
-  Var x("x"), y("y");
-  Image img("img", ScalarType::Float32, {R + 2, C + 2});
-  Func blurx("blurx", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
-  blurx.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f);
-  Func blury("blury", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
-  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
-  return Pipeline({blury}, "blur");
-}
+Pipeline blur() { return testing_support::sample_blur(); }
 
 Pipeline unsharp() {
   Param R("R"), C("C"), threshold("threshold", ScalarType::Float32),
