@@ -31,6 +31,10 @@ struct App {
   /// app (e.g. grey for a colour app).
   std::function<BufferMap(const Pipeline&, const ParamValues&, const Buffer& image)>
       inputs_from_image;
+  /// Image sizes (rows, cols) the correctness tests run at besides small_size:
+  /// odd ones, tiny ones and one that is not tiny. Empty for apps whose size
+  /// is not an image's (multigrid).
+  std::vector<std::pair<std::int64_t, std::int64_t>> test_sizes = {{37, 61}, {8, 9}, {200, 300}};
   /// Largest allowed |jit - interpreter| / max(1, |interpreter|) for float outputs.
   double tolerance = 1e-4;
 };

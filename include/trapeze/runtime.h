@@ -4,6 +4,7 @@
 
 #include "trapeze/buffer.h"
 #include "trapeze/pipeline.h"
+#include "trapeze/schedule.h"
 
 #include <cstdint>
 #include <map>
@@ -97,6 +98,9 @@ private:
 /// A failed compile throws trapeze::Error with the compiler's message and the
 /// path of the kept source.
 CompiledPipeline compile(const Pipeline& p, const CompileOptions& options = {});
+/// The same with a schedule (validated first; Schedule::naive(p) is the default).
+CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
+                         const CompileOptions& options = {});
 
 /// Ahead-of-time output: writes DIR/<name>.h and DIR/<name>.cpp, which a user
 /// compiles into their own program (with OpenMP). The header declares the

@@ -458,7 +458,8 @@ json alignment_json(const Report& r) {
 std::string explain_text(const Pipeline& p, const ParamValues& bound) {
   const Report r = analyse(p);
   std::string out = "pipeline '" + p.name() + "': " + std::to_string(p.stages().size()) +
-                    " stages, " + std::to_string(p.inputs().size()) + " inputs\n";
+                    " stages, " + std::to_string(p.inputs().size()) +
+                    (p.inputs().size() == 1 ? " input\n" : " inputs\n");
   text_params(out, p, bound);
   text_inputs(out, p, bound);
   heading(out, "Stages (producers first)");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "trapeze/pipeline.h"
+#include "trapeze/schedule.h"
 
 #include <string>
 
@@ -20,5 +21,7 @@ struct CppModule {
 /// loop parallel (OpenMP), the innermost loop over the contiguous dimension
 /// free of anything that stops the compiler vectorizing it.
 CppModule generate_cpp(const Pipeline& p);
+/// Lowers `p` with `schedule` (already validated) and prints it as C++.
+CppModule generate_cpp(const Pipeline& p, const Schedule& schedule);
 
 } // namespace trapeze::codegen

@@ -24,9 +24,11 @@ std::string case_name(const testing::TestParamInfo<SizeCase>& info) {
 
 std::vector<SizeCase> all_cases() {
   std::vector<SizeCase> cases;
-  for (const apps::App& a : apps::all_apps())
-    for (const char* size : {"small", "37x61", "8x9", "200x300"})
-      cases.push_back({a.name, size});
+  for (const apps::App& a : apps::all_apps()) {
+    cases.push_back({a.name, "small"});
+    for (const auto& [rows, cols] : a.test_sizes)
+      cases.push_back({a.name, std::to_string(rows) + "x" + std::to_string(cols)});
+  }
   return cases;
 }
 

@@ -1,0 +1,83 @@
+// A schedule: everything lowering needs to know about how a pipeline runs,
+// and nothing about what it computes. Printable and loadable as JSON
+// (docs/schedule.md); a user can write one by hand, an autoscheduler writes
+// one for them. The algorithm never changes when the schedule does.
+#pragma once
+
+#include "trapeze/pipeline.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trapeze {
+
+/// The shape of the overlapped tiles of a group (paper 000 §2-3).
+enum class TileShape : std::uint8_t {
+  Scalene,   ///< each stage computes exactly what its consumers in the group need (tight)
+  PolyMage,  ///< every stage extended by the group-wide slopes (PolyMage's shape)
+  Rectangle, ///< right-rectangle trapezoid: no overlap along the innermost tiled dimension
+};
+/// "scalene", "polymage", "rectangle".
+const char* tile_shape_name(TileShape s);
+std::optional<TileShape> parse_tile_shape(const std::string& name);
+
+/// Where a stage's values live.
+enum class Storage : std::uint8_t {
+  Full,       ///< a buffer over the stage's whole domain
+  Scratchpad, ///< a per-thread buffer sized to the largest per-tile region
+  Inlined,    ///< not stored: the definition is substituted into its consumers
+};
+/// "full", "scratchpad", "inline".
+const char* storage_name(Storage s);
+std::optional<Storage> parse_storage(const std::string& name);
+
+/// One group of fused stages, computed tile by tile.
+struct GroupSchedule {
+  /// The stages of the group (names); lowering orders them topologically.
+  std::vector<std::string> stages;
+  /// Tile size per dimension of the group's aligned and scaled space
+  /// (analysis/alignment.h), outermost first. Empty: untiled (one tile).
+  std::vector<std::int64_t> tile_sizes;
+  TileShape shape = TileShape::Scalene;
+  /// Optional inner (L1) tiles inside each outer tile (multi-level tiling,
+  /// paper 001 §5.2); empty: none. Same dimensions as tile_sizes.
+  std::vector<std::int64_t> inner_tile_sizes;
+  /// How many of the outermost tile loops are collapsed and run in parallel.
+  int parallel_tile_dims = 1;
+  /// Mark the innermost (contiguous) loop of every stage for vectorization.
+  bool vectorize = true;
+  /// Why the scheduler chose this (printed by `trapeze explain`).
+  std::vector<std::string> reasons;
+};
+
+struct Schedule {
+  /// The groups; every stage of the pipeline is in exactly one.
+  std::vector<GroupSchedule> groups;
+  /// Storage per stage; a stage not listed gets the default: live-outs of its
+  /// group (outputs, and stages read by other groups) Full, others Scratchpad.
+  std::map<std::string, Storage> storage;
+
+  /// Every stage its own group, untiled, in full buffers: the naive schedule.
+  static Schedule naive(const Pipeline& p);
+
+  /// The storage of a stage after applying the defaults.
+  Storage storage_of(const Pipeline& p, const std::string& stage) const;
+
+  /// Throws trapeze::Error naming the stage or group if the schedule does not
+  /// fit the pipeline: an unknown stage, a stage in two groups or in none, a
+  /// group that would create a cycle between groups, a tile size of 0 or a
+  /// wrong number of tile sizes, an inlined live-out, dependences within a
+  /// group that cannot be made constant (with the analysis's reason).
+  void validate(const Pipeline& p) const;
+
+  /// JSON text (field names in docs/schedule.md); from_json reverses it and
+  /// throws trapeze::Error with the JSON path of a malformed field.
+  std::string to_json() const;
+  static Schedule from_json(const std::string& json);
+  static Schedule load(const std::string& path);
+};
+
+} // namespace trapeze
