@@ -520,7 +520,7 @@ TEST(Explain, TextListsEverySection) {
   Pyramid py;
   Pipeline p = py.pipeline();
   const std::string text = explain_text(p, p.bind({{"N", 64}}));
-  EXPECT_THAT(text, HasSubstr("pipeline 'pyramid': 4 stages, 1 inputs"));
+  EXPECT_THAT(text, HasSubstr("pipeline 'pyramid': 4 stages, 1 input\n"));
   EXPECT_THAT(text, HasSubstr("N  int64  = 64"));
   EXPECT_THAT(text, HasSubstr("img  float32  extents [N, N]  domain [0, 63] x [0, 63]"));
   EXPECT_THAT(text, HasSubstr("down2(x, y)  float32"));
