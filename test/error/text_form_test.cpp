@@ -191,14 +191,14 @@ TEST(TextFormErrors, UpdateMustWriteTheStage) {
 TEST(TextFormErrors, ExpressionsTooDeepAreRejected) {
   const std::string deep(5000, '(');
   EXPECT_THAT(error_of("stage f(x): int32 on [0, 9] = " + deep + "x\noutput f"),
-              HasSubstr("the expression is nested more than 1000 levels deep"));
+              HasSubstr("the expression is nested more than 256 levels deep"));
   std::string chain = "x";
   for (int i = 0; i < 3000; ++i)
     chain += " + x";
   EXPECT_THAT(error_of("stage f(x): int32 on [0, 9] = " + chain + "\noutput f"),
-              HasSubstr("the expression is nested more than 1000 levels deep"));
+              HasSubstr("the expression is nested more than 256 levels deep"));
   EXPECT_THAT(error_of("stage f(x): int32 on [0, 9] = " + std::string(5000, '-') + "x\noutput f"),
-              HasSubstr("the expression is nested more than 1000 levels deep"));
+              HasSubstr("the expression is nested more than 256 levels deep"));
 }
 
 TEST(TextFormErrors, MissingFile) {
