@@ -37,6 +37,9 @@ struct App {
   std::vector<std::pair<std::int64_t, std::int64_t>> test_sizes = {{37, 61}, {8, 9}, {200, 300}};
   /// Largest allowed |jit - interpreter| / max(1, |interpreter|) for float outputs.
   double tolerance = 1e-4;
+  /// The app's hand-written schedule (`trapeze run APP --scheduler manual`);
+  /// empty: the app has none yet.
+  std::function<Schedule(const Pipeline&)> manual_schedule;
 };
 
 /// All apps, in the order of the benchmark suite.

@@ -1,0 +1,3 @@
+trapeze_add_gtest(error_schedule error
+  schedule_test.cpp
+)

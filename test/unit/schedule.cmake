@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_schedule unit
+  schedule_test.cpp
+)
