@@ -1,10 +1,14 @@
-// `trapeze explain APP|FILE [--json] [--ir]`: what trapeze knows about a pipeline.
+// `trapeze explain APP|FILE [--json] [--ir] [--schedule FILE | --scheduler S]`: what trapeze
+// knows about a pipeline, and how a schedule runs it.
 #include "commands.h"
 #include "pipeline_source.h"
+#include "schedule_choice.h"
 #include "trapeze/explain.h"
 #include "trapeze/text_form.h"
 
 #include <fmt/core.h>
+
+#include <optional>
 
 namespace trapeze::cli {
 
@@ -15,6 +19,7 @@ void add_explain_command(CLI::App& root, int& exit_code) {
     std::string target;
     bool json = false, ir = false;
     std::vector<std::string> params;
+    ScheduleChoice schedule;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("pipeline", o->target, "An app name (see 'trapeze list') or a pipeline text file")
@@ -22,14 +27,27 @@ void add_explain_command(CLI::App& root, int& exit_code) {
   cmd->add_flag("--json", o->json, "Print the report as one JSON document");
   cmd->add_flag("--ir", o->ir, "Print the pipeline's text form instead (it parses back)");
   cmd->add_option("--param", o->params, "Parameter value NAME=VALUE (repeatable)");
+  add_schedule_options(*cmd, o->schedule);
   cmd->callback([o, &exit_code] {
     const PipelineSource source = resolve_pipeline(o->target);
     if (o->ir) {
       fmt::print("{}", to_text(source.pipeline));
     } else {
-      const ParamValues bound = source.pipeline.bind(parse_param_arguments(o->params));
-      fmt::print("{}\n", o->json ? explain_json(source.pipeline, bound)
-                                 : explain_text(source.pipeline, bound));
+      const Pipeline& p = source.pipeline;
+      const ParamValues bound = p.bind(parse_param_arguments(o->params));
+      // The schedule section only when one was asked for: the analysis alone by default.
+      std::optional<ChosenSchedule> chosen;
+      if (o->schedule.given()) chosen = choose_schedule(source, o->schedule);
+      if (o->json && chosen) {
+        auto doc = nlohmann::ordered_json::parse(explain_json(p, bound));
+        doc["schedule"] = schedule_json(p, *chosen);
+        fmt::print("{}\n", doc.dump(2));
+      } else if (o->json) {
+        fmt::print("{}\n", explain_json(p, bound));
+      } else {
+        fmt::print("{}\n", explain_text(p, bound));
+        if (chosen) fmt::print("{}", schedule_text(p, *chosen));
+      }
     }
     exit_code = 0;
   });

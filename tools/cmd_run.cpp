@@ -2,6 +2,7 @@
 // check against the reference interpreter and write the output as a PNG.
 #include "commands.h"
 #include "pipeline_source.h"
+#include "schedule_choice.h"
 #include "trapeze/image_io.h"
 
 #include <fmt/core.h>
@@ -21,6 +22,7 @@ struct RunOptions {
   int threads = 0;
   int reps = 10;
   bool json = false, check = false;
+  ScheduleChoice schedule;
 };
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
@@ -70,11 +72,12 @@ int run(const RunOptions& o) {
     given = sized;
   }
   const ParamValues bound = p.bind(given);
+  const ChosenSchedule chosen = choose_schedule(source, o.schedule);
   const BufferMap inputs =
       image.defined() ? source.app->inputs_from_image(p, bound, image) : make_inputs(source, bound);
 
   auto start = std::chrono::steady_clock::now();
-  const CompiledPipeline compiled = compile(p);
+  const CompiledPipeline compiled = compile(p, chosen.schedule);
   const double compile_ms = milliseconds_since(start);
 
   BufferMap outputs = allocate_outputs(p, bound);
@@ -118,6 +121,7 @@ int run(const RunOptions& o) {
     for (const auto& [name, v] : bound)
       params[name] = v.is_float ? nlohmann::json(v.f) : nlohmann::json(v.i);
     j["params"] = params;
+    j["schedule"] = chosen.label;
     j["threads"] = threads;
     j["reps"] = o.reps;
     j["median_ms"] = median;
@@ -130,9 +134,10 @@ int run(const RunOptions& o) {
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print(
-        "{}: median {:.3f} ms, min {:.3f} ms over {} runs, {} threads ({}; compile {:.0f} ms{})\n",
-        source.label, median, minimum, o.reps, threads, describe_params(bound), compile_ms,
-        compiled.from_cache() ? ", cached" : "");
+        "{}: median {:.3f} ms, min {:.3f} ms over {} runs, {} threads ({}; {} schedule; compile "
+        "{:.0f} ms{})\n",
+        source.label, median, minimum, o.reps, threads, describe_params(bound), chosen.label,
+        compile_ms, compiled.from_cache() ? ", cached" : "");
     if (o.check) fmt::print("check against the interpreter: {}\n", check_result);
   }
   if (check_result == "failed") {
@@ -162,6 +167,7 @@ void add_run_command(CLI::App& root, int& exit_code) {
   cmd->add_flag("--json", o->json, "Print the result as one JSON object");
   cmd->add_flag("--check", o->check,
                 "Also run the reference interpreter; exit 1 naming the first differing pixel");
+  add_schedule_options(*cmd, o->schedule);
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
