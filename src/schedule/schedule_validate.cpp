@@ -162,19 +162,18 @@ private:
     check_connected(g, stages);
   }
 
-  // The number of dimensions of the group's common space: a single stage's
-  // own, or those of the alignment of the fused stages (which fails if a
-  // dependence cannot be made constant).
-  std::size_t space_dimensions(std::size_t g) const {
+  // The dimensions of the group's common space (their names): a single
+  // stage's own, or those of the alignment of the fused stages (which fails
+  // if a dependence cannot be made constant).
+  std::vector<std::string> space_dimensions(std::size_t g) const {
     const std::vector<const ir::Function*> stages = group_stages(g);
-    if (stages.size() == 1 && s_.groups[g].tile_sizes.empty())
-      return static_cast<std::size_t>(stages.front()->dimensions());
+    if (stages.size() == 1 && s_.groups[g].tile_sizes.empty()) return stages.front()->vars();
     const analysis::GroupAlignment alignment = analysis::align_and_scale(p_, stages);
     if (!alignment.ok)
       throw Error("schedule: the dependences of " + describe_group(s_, g) +
                   " cannot be made constant: " + alignment.reason +
                   "; split the group so that these stages are in different groups");
-    return alignment.common_dims.size();
+    return alignment.common_dims;
   }
 
   // The stages of a fused group must be connected by producer-consumer edges
@@ -211,7 +210,8 @@ private:
                 join(parts, " and ") + "; put each of these parts in a group of its own");
   }
 
-  void check_tiles(std::size_t g, std::size_t dims) const {
+  void check_tiles(std::size_t g, const std::vector<std::string>& space) const {
+    const std::size_t dims = space.size();
     const GroupSchedule& group = s_.groups[g];
     const std::string where = "schedule: " + describe_group(s_, g);
     for (std::size_t d = 0; d < group.tile_sizes.size(); ++d)
@@ -222,8 +222,8 @@ private:
     if (!group.tile_sizes.empty() && group.tile_sizes.size() != dims)
       throw Error(where + " has " + std::to_string(group.tile_sizes.size()) + " tile sizes " +
                   join_numbers(group.tile_sizes) + " but its aligned space has " +
-                  std::to_string(dims) +
-                  " dimensions; give one tile size per dimension, outermost first");
+                  std::to_string(dims) + " dimensions (" + join(space) +
+                  "); give one tile size per dimension, outermost first");
     if (!group.inner_tile_sizes.empty()) {
       if (group.tile_sizes.empty())
         throw Error(where + " has inner tile sizes " + join_numbers(group.inner_tile_sizes) +

@@ -134,7 +134,8 @@ TEST(ScheduleErrors, WrongNumberOfTileSizes) {
   Schedule s = fused();
   s.groups[0].tile_sizes = {8, 512};
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "has 2 tile sizes [8, 512]",
-                       "its aligned space has 3 dimensions", "one tile size per dimension");
+                       "its aligned space has 3 dimensions (c, x, y)",
+                       "one tile size per dimension");
   Schedule naive = Schedule::naive(unsharp());
   naive.groups[0].tile_sizes = {1, 2, 3, 4};
   EXPECT_TRAPEZE_ERROR(naive.validate(unsharp()), "group 0 [blurx] has 4 tile sizes");
