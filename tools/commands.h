@@ -11,5 +11,6 @@ void add_run_command(CLI::App& root, int& exit_code);
 void add_emit_command(CLI::App& root, int& exit_code);
 void add_explain_command(CLI::App& root, int& exit_code);
 void add_schedule_command(CLI::App& root, int& exit_code);
+void add_bench_command(CLI::App& root, int& exit_code);
 
 } // namespace trapeze::cli

@@ -272,5 +272,24 @@ TEST_F(Cli, FailedCheckNamesTheFirstDifferingElement) {
   EXPECT_THAT(r.out, HasSubstr("check against the interpreter: failed"));
 }
 
+TEST_F(Cli, BenchSmokeRunOnOneSmallApp) {
+  const fs::path json = dir_ / "bench.json", csv = dir_ / "bench.csv";
+  const CliResult r = run("bench blur --small --reps 2 --threads 2 --json " + json.string() +
+                          " --csv " + csv.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("trapeze naive"));
+  EXPECT_THAT(r.out, HasSubstr("memory floor"));
+  EXPECT_THAT(r.out, HasSubstr("geometric mean"));
+  const auto j = nlohmann::json::parse(read_file(json));
+  ASSERT_EQ(j["apps"].size(), 1u);
+  EXPECT_EQ(j["apps"][0]["app"], "blur");
+  EXPECT_GT(j["copy_bandwidth_gbs"].get<double>(), 0.0);
+  EXPECT_GT(j["apps"][0]["floor_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(j["apps"][0]["variants"][0]["times_ms"].size(), 2u);
+  EXPECT_EQ(j["apps"][0]["variants"][0]["check"], "reference");
+  EXPECT_THAT(read_file(csv), HasSubstr("blur,trapeze naive,"));
+  EXPECT_EQ(run("bench blur --small --reps 2 --schedulers fancy").exit_code, 1);
+}
+
 } // namespace
 } // namespace trapeze

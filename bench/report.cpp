@@ -1,0 +1,150 @@
+// The benchmark's tables, JSON and CSV.
+#include "harness.h"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace trapeze::bench {
+
+namespace {
+
+std::string params_text(const ParamValues& params) {
+  std::string s;
+  for (const auto& [name, v] : params)
+    s += (s.empty() ? "" : " ") + name + "=" +
+         (v.is_float ? fmt::format("{}", v.f) : std::to_string(v.i));
+  return s;
+}
+
+double fastest_median(const AppResult& a) {
+  double best = 0;
+  for (const VariantResult& v : a.variants)
+    if (best == 0 || v.median_ms < best) best = v.median_ms;
+  return best;
+}
+
+const VariantResult* find_variant(const AppResult& a, const std::string& name) {
+  for (const VariantResult& v : a.variants)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+// Per variant, the geometric means over the apps it ran on.
+struct GeoMean {
+  double log_vs_fastest = 0, log_speedup = 0;
+  int apps = 0, apps_with_naive = 0;
+};
+
+std::map<std::string, GeoMean> geometric_means(const BenchReport& r) {
+  std::map<std::string, GeoMean> means;
+  for (const AppResult& a : r.apps) {
+    const double fastest = fastest_median(a);
+    const VariantResult* naive = find_variant(a, "trapeze naive");
+    for (const VariantResult& v : a.variants) {
+      if (v.median_ms <= 0) continue;
+      GeoMean& g = means[v.name];
+      g.log_vs_fastest += std::log(v.median_ms / fastest);
+      ++g.apps;
+      if (naive && naive->median_ms > 0) {
+        g.log_speedup += std::log(naive->median_ms / v.median_ms);
+        ++g.apps_with_naive;
+      }
+    }
+  }
+  return means;
+}
+
+} // namespace
+
+std::string format_table(const BenchReport& r) {
+  std::string out = fmt::format("trapeze bench: {} threads, {} reps (median of interleaved runs), "
+                                "copy bandwidth {:.1f} GB/s, {}\n",
+                                r.options.threads, r.options.reps, r.copy_bandwidth_gbs, r.date);
+  for (const AppResult& a : r.apps) {
+    const double fastest = fastest_median(a);
+    out += fmt::format("\n{}  ({})\n", a.app, params_text(a.params));
+    out += fmt::format("  {:<18} {:>10} {:>10} {:>11} {:>9}  {}\n", "variant", "median ms",
+                       "min ms", "vs fastest", "vs floor", "check");
+    for (const VariantResult& v : a.variants)
+      out += fmt::format("  {:<18} {:>10.2f} {:>10.2f} {:>10.2f}x {:>8.2f}x  {}\n", v.name,
+                         v.median_ms, v.min_ms, v.median_ms / fastest, v.median_ms / a.floor_ms,
+                         v.check);
+    out += fmt::format("  {:<18} {:>10.2f} {:>10} {:>11} {:>9}  ({:.1f} MB read + written)\n",
+                       "memory floor", a.floor_ms, "", "", "",
+                       static_cast<double>(a.floor_bytes) / 1e6);
+    for (const std::string& s : a.skipped)
+      out += "  skipped: " + s + "\n";
+  }
+  const auto means = geometric_means(r);
+  if (!means.empty()) {
+    out += fmt::format("\ngeometric mean over the apps\n  {:<18} {:>11} {:>19}  {}\n", "variant",
+                       "vs fastest", "speedup over naive", "apps");
+    for (const auto& [name, g] : means)
+      out += fmt::format(
+          "  {:<18} {:>10.2f}x {:>18.2f}x  {}\n", name, std::exp(g.log_vs_fastest / g.apps),
+          g.apps_with_naive ? std::exp(g.log_speedup / g.apps_with_naive) : 0.0, g.apps);
+  }
+  return out;
+}
+
+std::string format_json(const BenchReport& r) {
+  nlohmann::json j;
+  j["date"] = r.date;
+  j["threads"] = r.options.threads;
+  j["reps"] = r.options.reps;
+  j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
+  j["apps"] = nlohmann::json::array();
+  for (const AppResult& a : r.apps) {
+    nlohmann::json ja;
+    ja["app"] = a.app;
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [name, v] : a.params)
+      params[name] = v.is_float ? nlohmann::json(v.f) : nlohmann::json(v.i);
+    ja["params"] = params;
+    ja["floor_bytes"] = a.floor_bytes;
+    ja["floor_ms"] = a.floor_ms;
+    const double fastest = fastest_median(a);
+    ja["variants"] = nlohmann::json::array();
+    for (const VariantResult& v : a.variants) {
+      ja["variants"].push_back({{"name", v.name},
+                                {"median_ms", v.median_ms},
+                                {"min_ms", v.min_ms},
+                                {"times_ms", v.times_ms},
+                                {"vs_fastest", v.median_ms / fastest},
+                                {"vs_floor", v.median_ms / a.floor_ms},
+                                {"check", v.check}});
+    }
+    ja["skipped"] = a.skipped;
+    j["apps"].push_back(ja);
+  }
+  nlohmann::json geo = nlohmann::json::object();
+  for (const auto& [name, g] : geometric_means(r))
+    geo[name] = {{"vs_fastest", std::exp(g.log_vs_fastest / g.apps)},
+                 {"speedup_over_naive",
+                  g.apps_with_naive ? std::exp(g.log_speedup / g.apps_with_naive) : 0.0},
+                 {"apps", g.apps}};
+  j["geometric_mean"] = geo;
+  return j.dump(2);
+}
+
+std::string format_csv(const BenchReport& r) {
+  std::string out = "app,variant,median_ms,min_ms,vs_fastest,vs_floor,floor_ms,check\n";
+  for (const AppResult& a : r.apps) {
+    const double fastest = fastest_median(a);
+    for (const VariantResult& v : a.variants) {
+      std::string check = v.check;
+      std::replace(check.begin(), check.end(), ',', ';');
+      std::replace(check.begin(), check.end(), '"', '\'');
+      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},\"{}\"\n", a.app, v.name,
+                         v.median_ms, v.min_ms, v.median_ms / fastest, v.median_ms / a.floor_ms,
+                         a.floor_ms, check);
+    }
+  }
+  return out;
+}
+
+} // namespace trapeze::bench

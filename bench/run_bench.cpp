@@ -1,0 +1,108 @@
+// The benchmark driver: per app, the selected trapeze schedules and peers on
+// one set of inputs, timed interleaved, checked, against the memory floor.
+#include "harness.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+namespace trapeze::bench {
+
+namespace {
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+std::int64_t bytes_of(const BufferMap& buffers) {
+  std::int64_t n = 0;
+  for (const auto& [name, b] : buffers)
+    n += static_cast<std::int64_t>(b.bytes());
+  return n;
+}
+
+// A trapeze variant: the pipeline compiled once, run on shared inputs into
+// its own outputs.
+Variant trapeze_variant(const std::string& name, const CompiledPipeline& compiled,
+                        const Pipeline& p, const ParamValues& bound,
+                        std::shared_ptr<const BufferMap> inputs, int threads) {
+  auto outputs = std::make_shared<BufferMap>(allocate_outputs(p, bound));
+  Variant v;
+  v.name = name;
+  v.run = [compiled, bound, inputs, outputs, threads] {
+    compiled.run(bound, *inputs, *outputs, threads);
+  };
+  v.result = [outputs] { return *outputs; };
+  return v;
+}
+
+} // namespace
+
+BenchReport run_bench(const BenchOptions& options) {
+  BenchReport report;
+  report.options = options;
+  report.date = utc_date();
+  std::fprintf(stderr, "measuring copy bandwidth (%d threads)...\n", options.threads);
+  report.copy_bandwidth_gbs = measure_copy_bandwidth(options.threads);
+
+  std::vector<const apps::App*> selected;
+  if (options.apps.empty()) {
+    for (const apps::App& a : apps::all_apps())
+      selected.push_back(&a);
+  } else {
+    for (const std::string& name : options.apps)
+      selected.push_back(&apps::find_app(name));
+  }
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const apps::App& app = *selected[i];
+    AppResult result;
+    result.app = app.name;
+    const Pipeline p = app.build();
+    const ParamValues bound = p.bind(options.small ? app.small_size : app.default_size);
+    result.params = bound;
+    auto inputs = std::make_shared<const BufferMap>(app.make_inputs(p, bound));
+
+    std::vector<Variant> variants;
+    for (const std::string& scheduler : options.schedulers) {
+      if (scheduler == "naive") {
+        variants.push_back(trapeze_variant("trapeze naive", compile(p, Schedule::naive(p)), p,
+                                           bound, inputs, options.threads));
+      } else if (scheduler == "manual") {
+        if (!app.manual_schedule) {
+          result.skipped.push_back("trapeze manual: " + app.name +
+                                   " has no hand-written schedule yet");
+          continue;
+        }
+        variants.push_back(trapeze_variant("trapeze manual", compile(p, app.manual_schedule(p)), p,
+                                           bound, inputs, options.threads));
+      } else {
+        throw Error("unknown scheduler '" + scheduler + "' (known: naive, manual)");
+      }
+    }
+    for (const std::string& peer : options.peers) {
+      if (peer != "halide" && peer != "opencv")
+        throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
+      result.skipped.push_back(peer + ": not built into this trapeze (the peers' versions of the "
+                                      "apps are not written yet)");
+    }
+    const BufferMap outputs = allocate_outputs(p, bound);
+    result.floor_bytes = bytes_of(*inputs) + bytes_of(outputs);
+    result.floor_ms = static_cast<double>(result.floor_bytes) / (report.copy_bandwidth_gbs * 1e6);
+    result.variants = time_interleaved(variants, options.reps, app.tolerance, [&](int round) {
+      std::fprintf(stderr, "\r[%zu/%zu] %-16s round %d/%d   ", i + 1, selected.size(),
+                   app.name.c_str(), round + 1, options.reps);
+    });
+    std::fprintf(stderr, "\r[%zu/%zu] %-16s done%*s\n", i + 1, selected.size(), app.name.c_str(),
+                 20, "");
+    report.apps.push_back(std::move(result));
+  }
+  return report;
+}
+
+} // namespace trapeze::bench
