@@ -50,6 +50,8 @@ App make_unsharp_app(); ///< [1] unsharp mask
 App make_harris_app();  ///< [2] Harris corner detection
 /// [3] bilateral grid
 App make_bilateral_grid_app();
+/// [4] camera pipeline
+App make_camera_pipe_app();
 
 // Helpers shared by the app files (app_support.cpp).
 

@@ -13,6 +13,7 @@ const std::vector<App>& all_apps() {
       make_unsharp_app(),
       make_harris_app(),
       make_bilateral_grid_app(),
+      make_camera_pipe_app(),
   };
   // clang-format on
   return apps;
