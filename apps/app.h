@@ -51,6 +51,10 @@ const App& find_app(const std::string& name);
 App make_blur_app();    ///< [0] 3x3 box blur, separable
 App make_unsharp_app(); ///< [1] unsharp mask
 App make_harris_app();  ///< [2] Harris corner detection
+/// [3] bilateral grid
+App make_bilateral_grid_app();
+/// [4] camera pipeline
+App make_camera_pipe_app();
 
 // Helpers shared by the app files (app_support.cpp).
 

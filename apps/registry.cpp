@@ -6,7 +6,16 @@
 namespace trapeze::apps {
 
 const std::vector<App>& all_apps() {
-  static const std::vector<App> apps = {make_blur_app(), make_unsharp_app(), make_harris_app()};
+  // One app a line, in the order of the suite (kept so: easy to extend).
+  // clang-format off
+  static const std::vector<App> apps = {
+      make_blur_app(),
+      make_unsharp_app(),
+      make_harris_app(),
+      make_bilateral_grid_app(),
+      make_camera_pipe_app(),
+  };
+  // clang-format on
   return apps;
 }
 

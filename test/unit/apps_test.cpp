@@ -211,7 +211,10 @@ TEST(Apps, RegistryListsTheAppsInOrder) {
   std::vector<std::string> names;
   for (const App& a : all_apps())
     names.push_back(a.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"blur", "unsharp", "harris"}));
+  // The suite's first three; the later apps check their own place in their tests.
+  ASSERT_GE(names.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 3),
+            (std::vector<std::string>{"blur", "unsharp", "harris"}));
   EXPECT_EQ(find_app("unsharp").name, "unsharp");
   try {
     find_app("sharpen");
@@ -227,12 +230,16 @@ TEST(Apps, EveryAppIsComplete) {
     SCOPED_TRACE(app.name);
     EXPECT_FALSE(app.description.empty());
     ASSERT_TRUE(app.build && app.make_inputs && app.size_for_image);
-    EXPECT_GT(app.tolerance, 0);
     const Pipeline p = app.build();
     EXPECT_EQ(p.name(), app.name);
     ASSERT_EQ(p.outputs().size(), 1u);
-    for (const auto& s : p.stages())
-      EXPECT_EQ(s->type(), ScalarType::Float32) << s->name();
+    // Float apps compute in float32 and state a tolerance; integer outputs
+    // (camera_pipe) are compared exactly.
+    if (is_float(p.outputs()[0]->type())) {
+      EXPECT_GT(app.tolerance, 0);
+      for (const auto& s : p.stages())
+        EXPECT_EQ(s->type(), ScalarType::Float32) << s->name();
+    }
     // The defaults of the pipeline are the default size.
     const ParamValues defaults = p.bind({});
     for (const auto& [name, value] : app.default_size)

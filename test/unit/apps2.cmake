@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_apps2 unit
+  apps_bilateral_camera_test.cpp
+)
