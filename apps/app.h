@@ -48,6 +48,10 @@ const App& find_app(const std::string& name);
 App make_blur_app();    ///< [0] 3x3 box blur, separable
 App make_unsharp_app(); ///< [1] unsharp mask
 App make_harris_app();  ///< [2] Harris corner detection
+/// [5] pyramid blending
+App make_pyramid_blend_app();
+/// [6] multiscale interpolation
+App make_interpolate_app();
 
 // Helpers shared by the app files (app_support.cpp).
 

@@ -6,7 +6,16 @@
 namespace trapeze::apps {
 
 const std::vector<App>& all_apps() {
-  static const std::vector<App> apps = {make_blur_app(), make_unsharp_app(), make_harris_app()};
+  // One app a line, so that adding an app adds a line.
+  // clang-format off
+  static const std::vector<App> apps = {
+      make_blur_app(),
+      make_unsharp_app(),
+      make_harris_app(),
+      make_pyramid_blend_app(),
+      make_interpolate_app(),
+  };
+  // clang-format on
   return apps;
 }
 

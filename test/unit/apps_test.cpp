@@ -211,7 +211,8 @@ TEST(Apps, RegistryListsTheAppsInOrder) {
   std::vector<std::string> names;
   for (const App& a : all_apps())
     names.push_back(a.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"blur", "unsharp", "harris"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"blur", "unsharp", "harris", "pyramid_blend",
+                                             "interpolate"}));
   EXPECT_EQ(find_app("unsharp").name, "unsharp");
   try {
     find_app("sharpen");
