@@ -7,6 +7,8 @@
 // stages under test and their producers), which keeps the tests fast.
 #include "app.h"
 
+#include "analysis/case_region.h"
+
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
 
@@ -291,6 +293,25 @@ TEST(PyramidBlend, EveryImageOfAPixelOrMoreIsValid) {
   EXPECT_EQ(size_error(app, 1, 1), "no error");
   const Pipeline p = app.build();
   EXPECT_EQ(domain_of(p, "Dy_3_img1", app.size_for_image(1, 1)), "[0, 2] x [3, 5] x [3, 5]");
+}
+
+// The even formula's case starts at the first even point of the (odd) lower
+// bound: without that, interval arithmetic would find v/2 - 1 one below the
+// producer's domain at the odd lower bound, where the odd formula applies.
+TEST(PyramidBlend, EvenCasesStartAtTheFirstEvenPoint) {
+  const App& app = find_app("pyramid_blend");
+  const Pipeline p = app.build();
+  const ParamValues bound = p.bind(app.size_for_image(37, 61));
+  const auto even_case_start = [&](const std::string& stage, int dim) {
+    const auto regions = analysis::case_regions(*p.stage(stage));
+    EXPECT_EQ(regions.size(), 1u) << stage;
+    EXPECT_TRUE(regions[0].residual.defined()) << stage; // the parity test
+    return evaluate_int(regions[0].box[static_cast<std::size_t>(dim)].lo, bound);
+  };
+  EXPECT_EQ(even_case_start("Ux_0_img1", 1), 32); // rows_0 starts at 31
+  EXPECT_EQ(even_case_start("Uy_2_img2", 2), 8);  // cols_2 starts at 7
+  EXPECT_EQ(even_case_start("Col_1_x", 1), 16);   // rows_1 starts at 15
+  EXPECT_EQ(even_case_start("blend", 2), 32);
 }
 
 // An impulse of 1 at img1(0, 40, 40); the values below were worked out by
