@@ -55,6 +55,10 @@ App make_harris_app();  ///< [2] Harris corner detection
 App make_bilateral_grid_app();
 /// [4] camera pipeline
 App make_camera_pipe_app();
+/// [5] pyramid blending
+App make_pyramid_blend_app();
+/// [6] multiscale interpolation
+App make_interpolate_app();
 
 // Helpers shared by the app files (app_support.cpp).
 

@@ -14,6 +14,8 @@ const std::vector<App>& all_apps() {
       make_harris_app(),
       make_bilateral_grid_app(),
       make_camera_pipe_app(),
+      make_pyramid_blend_app(),
+      make_interpolate_app(),
   };
   // clang-format on
   return apps;

@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_apps3 unit
+  apps_interpolate_blend_test.cpp
+)
