@@ -21,6 +21,14 @@ CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
   return CompiledPipeline(runtime::load_module(p, codegen::generate_cpp(p), options));
 }
 
+CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
+                         const CompileOptions& options) {
+  // TODO(schedule validation): call schedule.validate(p) here once
+  // Schedule::validate exists (it is being written on another branch); until
+  // then lowering reports what it cannot handle itself.
+  return CompiledPipeline(runtime::load_module(p, codegen::generate_cpp(p, schedule), options));
+}
+
 void CompiledPipeline::run(const ParamValues& params, const BufferMap& inputs, BufferMap& outputs,
                            int threads) const {
   const Impl& impl = checked(impl_);

@@ -1,0 +1,398 @@
+// Lowering a schedule: naive nests, fused overlapped-tiled groups, inlining.
+#include "lower/lower_tiled.h"
+
+#include "lower/bounds_simplify.h"
+#include "lower/stage_nest.h"
+#include "lower/tile_regions.h"
+#include "trapeze/error.h"
+#include "trapeze/ir_visitor.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace trapeze::lower {
+
+using namespace ir;
+
+namespace {
+
+Expr add(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Add, a, b); }
+Expr sub(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Sub, a, b); }
+Expr mul(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Mul, a, b); }
+Expr div_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Div, a, b); }
+Expr min_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Min, a, b); }
+Expr i64(std::int64_t v) { return Expr(v); }
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items)
+    s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+// Replaces every read of an inlined stage by its definition at the read's point.
+class InlineStages : public ExprMutator {
+public:
+  explicit InlineStages(const std::map<std::string, FunctionPtr>& inlined) : inlined_(inlined) {}
+
+protected:
+  Expr mutate_node(const Access* node, const Expr& self) override {
+    const Expr read = ExprMutator::mutate_node(node, self);
+    const auto* access = read.as<Access>();
+    if (!access->func) return read;
+    const auto it = inlined_.find(access->func->name());
+    if (it == inlined_.end()) return read;
+    const Function& f = *it->second;
+    std::vector<std::pair<std::string, Expr>> point;
+    for (std::size_t k = 0; k < access->args.size(); ++k) {
+      const Expr& arg = access->args[k];
+      point.emplace_back(
+          f.vars()[k], arg.type() == ScalarType::Int32 ? arg : Cast::make(ScalarType::Int32, arg));
+    }
+    // The definition may read other inlined stages.
+    return mutate(substitute_vars(f.definition().otherwise, point));
+  }
+
+private:
+  const std::map<std::string, FunctionPtr>& inlined_;
+};
+
+// The groups in an order where every group comes after the groups it reads;
+// among ready groups, the schedule's order.
+std::vector<std::size_t> group_order(const Pipeline& p, const Schedule& schedule) {
+  std::map<std::string, std::size_t> group_of;
+  for (std::size_t g = 0; g < schedule.groups.size(); ++g)
+    for (const std::string& name : schedule.groups[g].stages) {
+      p.stage(name); // throws for an unknown stage
+      if (!group_of.emplace(name, g).second)
+        throw Error("stage " + name + " is in two groups of the schedule (" +
+                    std::to_string(group_of[name]) + " and " + std::to_string(g) +
+                    "); put every stage in exactly one group");
+    }
+  std::vector<std::set<std::size_t>> needs(schedule.groups.size());
+  for (const FunctionPtr& f : p.stages()) {
+    const auto it = group_of.find(f->name());
+    if (it == group_of.end())
+      throw Error(f->describe() + " is in no group of the schedule; add it to one");
+    for (const FunctionPtr& consumer : p.consumers(*f)) {
+      const std::size_t c = group_of.at(consumer->name());
+      if (c != it->second) needs[c].insert(it->second);
+    }
+  }
+  std::vector<std::size_t> order;
+  std::vector<bool> done(schedule.groups.size(), false);
+  while (order.size() < schedule.groups.size()) {
+    bool progress = false;
+    for (std::size_t g = 0; g < schedule.groups.size() && !progress; ++g) {
+      if (done[g]) continue;
+      if (std::all_of(needs[g].begin(), needs[g].end(), [&](std::size_t n) { return done[n]; })) {
+        done[g] = progress = true;
+        order.push_back(g);
+      }
+    }
+    if (!progress)
+      throw Error("the groups of the schedule depend on each other in a cycle; merge or split "
+                  "them so that data flows one way between groups");
+  }
+  return order;
+}
+
+class ScheduleLowering {
+public:
+  ScheduleLowering(const Pipeline& p, const Schedule& schedule)
+      : p_(p), schedule_(schedule), prover_(BoundsProver::for_pipeline(p)) {
+    for (const ParamInfo& q : p.params())
+      param_names_.insert(q.name);
+    for (const FunctionPtr& f : p.stages()) {
+      storage_[f->name()] = schedule.storage_of(p, f->name());
+      if (storage_[f->name()] != Storage::Inlined) continue;
+      const Definition& def = f->definition();
+      if (def.is_reduction() || !def.cases.empty() || !def.otherwise.defined())
+        throw Error(f->describe() + " cannot be inlined: only a pure point-wise definition (no " +
+                    "cases, no reduction) can be substituted into its readers; store it in a " +
+                    "scratchpad or a full buffer instead");
+      if (p.is_output(*f))
+        throw Error(f->describe() + " is an output and cannot be inlined; store it in full");
+      inlined_[f->name()] = f;
+    }
+    if (!inlined_.empty()) {
+      rewrite_ = [this](const Expr& e) { return InlineStages(inlined_).mutate(e); };
+    }
+  }
+
+  Stmt lower() {
+    std::vector<Stmt> groups;
+    for (std::size_t g : group_order(p_, schedule_)) {
+      const GroupSchedule& group = schedule_.groups[g];
+      if (group.stages.size() == 1 && group.tile_sizes.empty() && group.inner_tile_sizes.empty())
+        groups.push_back(naive_stage(p_.stage(group.stages[0]), group));
+      else
+        groups.push_back(tiled_group(group, g));
+    }
+    return with_buffers(Block::make(std::move(groups)));
+  }
+
+private:
+  bool inlined(const std::string& name) const { return inlined_.count(name) > 0; }
+
+  // A full buffer over the domain: outputs, Full stages, and the stages of
+  // untiled single-stage groups.
+  bool in_full_buffer(const Function& f) const {
+    if (inlined(f.name())) return false;
+    if (storage_.at(f.name()) == Storage::Full) return true;
+    for (const GroupSchedule& g : schedule_.groups)
+      if (g.stages.size() == 1 && g.stages[0] == f.name() && g.tile_sizes.empty()) return true;
+    return false;
+  }
+
+  Stmt naive_stage(const FunctionPtr& f, const GroupSchedule& group) const {
+    if (inlined(f->name())) return Comment::make(f->name() + ": inlined into its readers");
+    StageNestOptions options;
+    options.vectorize = group.vectorize;
+    options.rewrite = rewrite_;
+    const std::string role = p_.is_output(*f) ? ", output" : "";
+    return Block::make({Comment::make(f->name() + ": " + stage_kind_text(*f) + role + ", " +
+                                      std::string(type_name(f->type())) + " on " +
+                                      box_text(simplified_domain(*f, prover_))),
+                        lower_stage(f, options, prover_, param_names_)});
+  }
+
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (int n = 2; param_names_.count(name) || used_names_.count(name); ++n)
+      name = base + "_" + std::to_string(n);
+    used_names_.insert(name);
+    return name;
+  }
+
+  Stmt tiled_group(const GroupSchedule& group, std::size_t index) {
+    const GroupGeometry g = group_geometry(p_, group, index);
+    const std::size_t dims = g.common_dims();
+    if (!group.inner_tile_sizes.empty())
+      throw Error(g.name + ": inner tiles are not supported yet; remove inner_tile_sizes");
+    if (!group.tile_sizes.empty() && group.tile_sizes.size() != dims)
+      throw Error(g.name + " has " + std::to_string(group.tile_sizes.size()) +
+                  " tile sizes, but its common space (" + join(g.alignment.common_dims) + ") has " +
+                  std::to_string(dims) + " dimensions");
+    for (std::int64_t size : group.tile_sizes)
+      if (size < 1)
+        throw Error(g.name + " has a tile size of " + std::to_string(size) +
+                    "; tile sizes must be at least 1");
+    for (std::size_t s = 0; s < g.stages.size(); ++s) {
+      const Function& f = *g.stages[s];
+      if (f.definition().is_reduction())
+        throw Error(g.name + ": " + f.describe() +
+                    " is a reduction; reductions cannot be tiled yet: put it in its own untiled "
+                    "group");
+      if (g.live_out[s] && storage_.at(f.name()) == Storage::Scratchpad)
+        throw Error(g.name + ": " + f.describe() +
+                    " is read outside its group (or is an output) and needs a full buffer, not "
+                    "a scratchpad");
+    }
+    const bool tiled = !group.tile_sizes.empty();
+
+    // Tile loops over the live-outs' hull; the tile's bounds as lets.
+    std::vector<Interval> space = tile_space(g);
+    for (Interval& range : space)
+      range = Interval(prover_.simplify(range.lo), prover_.simplify(range.hi));
+    std::vector<std::string> loop_vars;
+    std::vector<Expr> counts;
+    std::vector<std::pair<std::string, Expr>> lets;
+    std::vector<Interval> tile;
+    for (std::size_t c = 0; c < dims; ++c) {
+      const std::string& dim = g.alignment.common_dims[c];
+      if (!tiled) {
+        tile.push_back(space[c]);
+        continue;
+      }
+      const Expr size = i64(group.tile_sizes[c]);
+      loop_vars.push_back(fresh(dim + "_tile"));
+      const Expr extent = add(sub(space[c].hi, space[c].lo), i64(1));
+      counts.push_back(prover_.simplify(div_of(add(extent, i64(group.tile_sizes[c] - 1)), size)));
+      const std::string lo = fresh(dim + "_tile_lo"), hi = fresh(dim + "_tile_hi");
+      lets.emplace_back(
+          lo, prover_.simplify(
+                  add(space[c].lo,
+                      mul(Cast::make(ScalarType::Int64, VarRef::make(loop_vars.back())), size))));
+      const Expr lo_ref = let_ref(lo, ScalarType::Int64);
+      lets.emplace_back(
+          hi, prover_.simplify(min_of(add(lo_ref, i64(group.tile_sizes[c] - 1)), space[c].hi)));
+      tile.emplace_back(lo_ref, let_ref(hi, ScalarType::Int64));
+    }
+
+    // Every stage's region, as lets, from the live-outs back.
+    const GroupRegions regions =
+        tile_regions(g, group.shape, tile, [&](std::size_t s, const std::vector<Interval>& r) {
+          std::vector<Interval> refs(dims);
+          const Function& f = *g.stages[s];
+          for (std::size_t c = 0; c < dims; ++c) {
+            const int k = g.stage_dim[s][c];
+            if (k < 0) {
+              refs[c] = r[c];
+              continue;
+            }
+            const std::string var = f.vars()[static_cast<std::size_t>(k)];
+            const std::string lo = fresh(f.name() + "_" + var + "_lo");
+            const std::string hi = fresh(f.name() + "_" + var + "_hi");
+            lets.emplace_back(lo, prover_.simplify(r[c].lo));
+            lets.emplace_back(hi, prover_.simplify(r[c].hi));
+            refs[c] = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+          }
+          return refs;
+        });
+    const auto margins = region_margins(g, group.shape);
+
+    // The stages in order, each over its region.
+    std::vector<Stmt> nests;
+    std::vector<std::size_t> scratchpads;
+    std::vector<std::string> inlined_names;
+    for (std::size_t s = 0; s < g.stages.size(); ++s) {
+      const FunctionPtr& f = g.stages[s];
+      if (inlined(f->name())) {
+        inlined_names.push_back(f->name());
+        continue;
+      }
+      const bool scratch = !g.live_out[s] && storage_.at(f->name()) == Storage::Scratchpad;
+      if (scratch) scratchpads.push_back(s);
+      StageNestOptions options;
+      options.box = stage_box(g, s, regions[s]);
+      options.allow_parallel = false;
+      options.vectorize = group.vectorize;
+      options.rewrite = rewrite_;
+      const std::string where = scratch            ? "scratchpad"
+                                : p_.is_output(*f) ? "output"
+                                                   : "full buffer";
+      nests.push_back(Comment::make(f->name() + ": " + stage_kind_text(*f) + ", " +
+                                    std::string(type_name(f->type())) + " into its " + where +
+                                    " over its region of the tile"));
+      nests.push_back(lower_stage(f, options, prover_, param_names_));
+    }
+    Stmt body = Block::make(std::move(nests));
+    for (auto it = scratchpads.rbegin(); it != scratchpads.rend(); ++it) {
+      const std::size_t s = *it;
+      const FunctionPtr& f = g.stages[s];
+      std::vector<Expr> origin, extents;
+      for (const Interval& range : stage_box(g, s, regions[s]))
+        origin.push_back(range.lo);
+      for (std::size_t k = 0; k < static_cast<std::size_t>(f->dimensions()); ++k)
+        extents.push_back(scratchpad_extent(g, group, s, k, margins));
+      body = Allocate::make(f->name(), f->name(), f->type(), origin, extents, MemoryScope::Stack,
+                            -1, body);
+    }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+      body = LetStmt::make(it->first, it->second, body);
+    const int parallel =
+        std::clamp(group.parallel_tile_dims, 0, static_cast<int>(loop_vars.size()));
+    for (std::size_t c = loop_vars.size(); c-- > 0;) {
+      const bool outer_parallel = c == 0 && parallel > 0;
+      body = For::make(loop_vars[c], i64(0), prover_.simplify(sub(counts[c], i64(1))),
+                       outer_parallel ? ForKind::Parallel : ForKind::Serial, body,
+                       outer_parallel ? parallel : 1);
+    }
+
+    std::string sizes;
+    for (std::int64_t size : group.tile_sizes)
+      sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+    std::string text = g.name + ": fused, " +
+                       (tiled ? "tiles [" + sizes + "] over (" + join(g.alignment.common_dims) +
+                                    "), " + tile_shape_name(group.shape) + " shape"
+                              : std::string("untiled (one tile)"));
+    if (parallel > 0)
+      text += ", " + std::to_string(parallel) + " tile loop" + (parallel > 1 ? "s" : "") +
+              " collapsed and parallel";
+    if (!inlined_names.empty()) text += "; inlined: " + join(inlined_names);
+    return Block::make({Comment::make(text), body});
+  }
+
+  // The stage's region as a box of its own dimensions.
+  static std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
+                                         const std::vector<Interval>& region) {
+    std::vector<Interval> box(static_cast<std::size_t>(g.stages[s]->dimensions()));
+    for (std::size_t c = 0; c < g.common_dims(); ++c)
+      if (g.stage_dim[s][c] >= 0) box[static_cast<std::size_t>(g.stage_dim[s][c])] = region[c];
+    return box;
+  }
+
+  // The largest region of the stage in its dimension k over all tiles (never
+  // more than its domain); the innermost one padded to whole 64-byte lines.
+  Expr scratchpad_extent(
+      const GroupGeometry& g, const GroupSchedule& group, std::size_t s, std::size_t k,
+      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& margins) const {
+    const Function& f = *g.stages[s];
+    const Interval& range = f.domain()[k];
+    Expr extent = add(sub(range.hi, range.lo), i64(1));
+    if (!group.tile_sizes.empty()) {
+      std::size_t c = 0;
+      while (g.stage_dim[s][c] != static_cast<int>(k))
+        ++c;
+      extent =
+          min_of(i64(group.tile_sizes[c] + margins[s][c].first + margins[s][c].second), extent);
+    }
+    extent = prover_.simplify(extent);
+    if (k + 1 == static_cast<std::size_t>(f.dimensions()) && group.vectorize) {
+      const std::int64_t lanes = std::max<std::int64_t>(1, 64 / byte_size(f.type()));
+      extent = prover_.simplify(mul(div_of(add(extent, i64(lanes - 1)), i64(lanes)), i64(lanes)));
+    }
+    return extent;
+  }
+
+  // Buffers, innermost first: heap buffers of the intermediate stages kept in
+  // full, then the outputs, then the inputs (outermost, in ABI order).
+  Stmt with_buffers(Stmt body) const {
+    const auto& all = p_.stages();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      const FunctionPtr& f = *it;
+      if (p_.is_output(*f) || !in_full_buffer(*f)) continue;
+      body = Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain()),
+                            extents_of(f->domain()), MemoryScope::Heap, -1, body);
+    }
+    for (std::size_t k = p_.outputs().size(); k-- > 0;) {
+      const FunctionPtr& f = p_.outputs()[k];
+      body =
+          Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain()),
+                         extents_of(f->domain()), MemoryScope::Output, static_cast<int>(k), body);
+    }
+    for (std::size_t k = p_.inputs().size(); k-- > 0;) {
+      const InputImagePtr& in = p_.inputs()[k];
+      std::vector<Expr> origin(in->extents().size(), Expr(std::int64_t{0}));
+      std::vector<Expr> extents;
+      for (const Expr& e : in->extents())
+        extents.push_back(prover_.simplify(e));
+      body = Allocate::make(in->name(), in->name(), in->type(), origin, extents, MemoryScope::Input,
+                            static_cast<int>(k), body);
+    }
+    return body;
+  }
+
+  std::vector<Expr> extents_of(const std::vector<Interval>& box) const {
+    std::vector<Expr> out;
+    for (const Interval& range : box)
+      out.push_back(prover_.simplify(add(sub(range.hi, range.lo), i64(1))));
+    return out;
+  }
+
+  std::vector<Expr> origin_of(const std::vector<Interval>& box) const {
+    std::vector<Expr> out;
+    for (const Interval& range : box)
+      out.push_back(prover_.simplify(range.lo));
+    return out;
+  }
+
+  const Pipeline& p_;
+  const Schedule& schedule_;
+  const BoundsProver prover_;
+  std::set<std::string> param_names_;
+  std::set<std::string> used_names_;
+  std::map<std::string, Storage> storage_;
+  std::map<std::string, FunctionPtr> inlined_;
+  std::function<Expr(const Expr&)> rewrite_;
+};
+
+} // namespace
+
+Stmt lower_schedule(const Pipeline& p, const Schedule& schedule) {
+  return ScheduleLowering(p, schedule).lower();
+}
+
+} // namespace trapeze::lower
