@@ -208,8 +208,10 @@ private:
       }
       const Expr size = i64(group.tile_sizes[c]);
       loop_vars.push_back(fresh(dim + "_tile"));
-      const Expr extent = add(sub(space[c].hi, space[c].lo), i64(1));
-      counts.push_back(prover_.simplify(div_of(add(extent, i64(group.tile_sizes[c] - 1)), size)));
+      const Expr rounded_up =
+          prover_.simplify(add(sub(space[c].hi, space[c].lo), i64(group.tile_sizes[c])));
+      counts.push_back(group.tile_sizes[c] == 1 ? rounded_up
+                                                : prover_.simplify(div_of(rounded_up, size)));
       const std::string lo = fresh(dim + "_tile_lo"), hi = fresh(dim + "_tile_hi");
       lets.emplace_back(
           lo, prover_.simplify(
@@ -226,6 +228,7 @@ private:
         tile_regions(g, group.shape, tile, [&](std::size_t s, const std::vector<Interval>& r) {
           std::vector<Interval> refs(dims);
           const Function& f = *g.stages[s];
+          if (inlined(f.name())) return r; // no nest: its region only feeds its producers'
           for (std::size_t c = 0; c < dims; ++c) {
             const int k = g.stage_dim[s][c];
             if (k < 0) {
@@ -243,7 +246,23 @@ private:
         });
     const auto margins = region_margins(g, group.shape);
 
-    // The stages in order, each over its region.
+    // The stages in order, each over its region (lets for the points of sampled stages).
+    std::vector<std::vector<Interval>> boxes;
+    for (std::size_t s = 0; s < g.stages.size(); ++s) {
+      std::vector<Interval> box = stage_box(g, s, regions[s]);
+      for (std::size_t c = 0; c < dims; ++c) {
+        const int k = g.stage_dim[s][c];
+        if (k < 0 || g.scale[s][c] == 1 || inlined(g.stages[s]->name())) continue;
+        Interval& range = box[static_cast<std::size_t>(k)];
+        const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(k)];
+        const std::string lo = fresh(g.stages[s]->name() + "_" + var + "_first");
+        const std::string hi = fresh(g.stages[s]->name() + "_" + var + "_last");
+        lets.emplace_back(lo, prover_.simplify(range.lo));
+        lets.emplace_back(hi, prover_.simplify(range.hi));
+        range = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+      }
+      boxes.push_back(std::move(box));
+    }
     std::vector<Stmt> nests;
     std::vector<std::size_t> scratchpads;
     std::vector<std::string> inlined_names;
@@ -256,7 +275,7 @@ private:
       const bool scratch = !g.live_out[s] && storage_.at(f->name()) == Storage::Scratchpad;
       if (scratch) scratchpads.push_back(s);
       StageNestOptions options;
-      options.box = stage_box(g, s, regions[s]);
+      options.box = boxes[s];
       options.allow_parallel = false;
       options.vectorize = group.vectorize;
       options.rewrite = rewrite_;
@@ -273,7 +292,7 @@ private:
       const std::size_t s = *it;
       const FunctionPtr& f = g.stages[s];
       std::vector<Expr> origin, extents;
-      for (const Interval& range : stage_box(g, s, regions[s]))
+      for (const Interval& range : boxes[s])
         origin.push_back(range.lo);
       for (std::size_t k = 0; k < static_cast<std::size_t>(f->dimensions()); ++k)
         extents.push_back(scratchpad_extent(g, group, s, k, margins));
@@ -305,15 +324,6 @@ private:
     return Block::make({Comment::make(text), body});
   }
 
-  // The stage's region as a box of its own dimensions.
-  static std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
-                                         const std::vector<Interval>& region) {
-    std::vector<Interval> box(static_cast<std::size_t>(g.stages[s]->dimensions()));
-    for (std::size_t c = 0; c < g.common_dims(); ++c)
-      if (g.stage_dim[s][c] >= 0) box[static_cast<std::size_t>(g.stage_dim[s][c])] = region[c];
-    return box;
-  }
-
   // The largest region of the stage in its dimension k over all tiles (never
   // more than its domain); the innermost one padded to whole 64-byte lines.
   Expr scratchpad_extent(
@@ -326,8 +336,9 @@ private:
       std::size_t c = 0;
       while (g.stage_dim[s][c] != static_cast<int>(k))
         ++c;
-      extent =
-          min_of(i64(group.tile_sizes[c] + margins[s][c].first + margins[s][c].second), extent);
+      // At most `span` common positions, of which every scale-th is a point.
+      const std::int64_t span = group.tile_sizes[c] + margins[s][c].first + margins[s][c].second;
+      extent = min_of(i64((span - 1) / g.scale[s][c] + 1), extent);
     }
     extent = prover_.simplify(extent);
     if (k + 1 == static_cast<std::size_t>(f.dimensions()) && group.vectorize) {

@@ -21,6 +21,14 @@ Expr plus(const Expr& a, std::int64_t c) {
 Expr min_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Min, a, b); }
 Expr max_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Max, a, b); }
 Expr zero() { return Expr(std::int64_t{0}); }
+Expr times(std::int64_t k, const Expr& e) {
+  return k == 1 ? e : Binary::make(BinaryOp::Mul, Expr(k), e);
+}
+// floor(e / k) and ceil(e / k) for k >= 1 (integer / is floor division).
+Expr floor_div(const Expr& e, std::int64_t k) {
+  return k == 1 ? e : Binary::make(BinaryOp::Div, e, Expr(k));
+}
+Expr ceil_div(const Expr& e, std::int64_t k) { return k == 1 ? e : floor_div(plus(e, k - 1), k); }
 
 // The stage's domain in the common space ([0, 0] where it has no dimension).
 std::vector<Interval> common_domain(const GroupGeometry& g, std::size_t s) {
@@ -29,7 +37,7 @@ std::vector<Interval> common_domain(const GroupGeometry& g, std::size_t s) {
     const int k = g.stage_dim[s][c];
     if (k < 0) continue;
     const Interval& range = g.stages[s]->domain()[static_cast<std::size_t>(k)];
-    out[c] = Interval(i64(range.lo), i64(range.hi));
+    out[c] = Interval(times(g.scale[s][c], i64(range.lo)), times(g.scale[s][c], i64(range.hi)));
   }
   return out;
 }
@@ -76,12 +84,6 @@ GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std:
                 "; split the group so that every dependence inside it is a constant distance");
   const std::set<std::string> in_group(group.stages.begin(), group.stages.end());
   for (const analysis::StageAlignment& a : g.alignment.stages) {
-    for (std::size_t k = 0; k < a.scale.size(); ++k)
-      if (a.scale[k] != 1)
-        throw Error(g.name + ": " + a.stage->describe() + " is sampled (scale " +
-                    std::to_string(a.scale[k]) + " in dimension " + a.stage->vars()[k] +
-                    " of the common space " + a.str(g.alignment.common_dims) +
-                    "); tiling sampled groups is not supported yet: put it in its own group");
     const FunctionPtr& f = p.stage(a.stage->name());
     g.stages.push_back(f);
     bool live = p.is_output(*f);
@@ -89,9 +91,13 @@ GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std:
       live = live || !in_group.count(consumer->name());
     g.live_out.push_back(live);
     std::vector<int> dims(g.alignment.common_dims.size(), -1);
-    for (std::size_t k = 0; k < a.common_dim.size(); ++k)
+    std::vector<std::int64_t> scales(g.alignment.common_dims.size(), 1);
+    for (std::size_t k = 0; k < a.common_dim.size(); ++k) {
       dims[static_cast<std::size_t>(a.common_dim[k])] = static_cast<int>(k);
+      scales[static_cast<std::size_t>(a.common_dim[k])] = a.scale[k];
+    }
     g.stage_dim.push_back(std::move(dims));
+    g.scale.push_back(std::move(scales));
   }
   const auto position = [&](const Function* f) {
     for (std::size_t s = 0; s < g.stages.size(); ++s)
@@ -152,6 +158,18 @@ GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
     regions[s] = bind ? bind(s, region) : region;
   }
   return regions;
+}
+
+std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
+                                const std::vector<Interval>& region) {
+  std::vector<Interval> box(static_cast<std::size_t>(g.stages[s]->dimensions()));
+  for (std::size_t c = 0; c < g.common_dims(); ++c) {
+    const int k = g.stage_dim[s][c];
+    if (k < 0) continue;
+    box[static_cast<std::size_t>(k)] =
+        Interval(ceil_div(region[c].lo, g.scale[s][c]), floor_div(region[c].hi, g.scale[s][c]));
+  }
+  return box;
 }
 
 std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>
@@ -235,17 +253,16 @@ GroupFootprint group_footprint(const Pipeline& p, const GroupSchedule& group, st
   };
   const auto bind = [&](std::size_t stage, const std::vector<Interval>& region) {
     std::vector<Interval> values;
+    for (std::size_t c = 0; c < dims; ++c)
+      values.emplace_back(constant(region[c].lo), constant(region[c].hi));
     std::int64_t points = 1;
     StageFootprint& s = out.stages[stage];
-    for (std::size_t c = 0; c < dims; ++c) {
-      values.emplace_back(constant(region[c].lo), constant(region[c].hi));
-      const int k = g.stage_dim[stage][c];
-      if (k < 0) continue;
+    const std::vector<Interval> box = stage_box(g, stage, values);
+    for (std::size_t k = 0; k < box.size(); ++k) {
       const std::int64_t extent = std::max<std::int64_t>(
-          values[c].hi.as<IntConst>()->value - values[c].lo.as<IntConst>()->value + 1, 0);
+          evaluate_int(box[k].hi, params) - evaluate_int(box[k].lo, params) + 1, 0);
       points *= extent;
-      auto& widest = s.scratchpad_extents[static_cast<std::size_t>(k)];
-      widest = std::max(widest, extent);
+      s.scratchpad_extents[k] = std::max(s.scratchpad_extents[k], extent);
     }
     s.computed_points += points;
     return values;

@@ -31,6 +31,8 @@ struct GroupGeometry {
   std::vector<bool> live_out; ///< per stage: an output or read outside the group
   /// Per stage, per common dimension: the stage's dimension there, or -1.
   std::vector<std::vector<int>> stage_dim;
+  /// Per stage, per common dimension: the scale (point x lies at scale * x; 1 where absent).
+  std::vector<std::vector<std::int64_t>> scale;
   /// The producer and consumer of each dependence (indices into stages).
   std::vector<std::pair<std::size_t, std::size_t>> edges;
 
@@ -39,12 +41,12 @@ struct GroupGeometry {
 
 /// Builds the geometry of `group` (the index-th group of its schedule).
 /// Throws trapeze::Error naming the group if its stages cannot be aligned
-/// into a common space with constant dependences, or if a scale is not 1
-/// (sampling is not supported by tiling yet).
+/// into a common space with constant dependences.
 GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std::size_t index);
 
-/// Per stage, per common dimension: the region's bounds (a stage lacking the
-/// dimension lies at 0 in it).
+/// Per stage, per common dimension: the region's bounds in the common space (a
+/// stage lacking the dimension lies at 0 in it). A stage with scale s computes
+/// its points x with s * x in the region (stage_box).
 using GroupRegions = std::vector<std::vector<Interval>>;
 
 /// Called once per stage (reverse topological order) with its computed region
@@ -59,9 +61,14 @@ using BindRegion =
 GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
                           const std::vector<Interval>& tile, const BindRegion& bind);
 
+/// A region of stage `s` in the common space as a box of the stage's own
+/// dimensions: [ceil(lo / scale), floor(hi / scale)] per dimension.
+std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
+                                const std::vector<Interval>& region);
+
 /// How far a stage's region can reach beyond the tile, per stage and common
-/// dimension: (below, above) >= 0. A stage's extent in a dimension is at most
-/// tile size + below + above.
+/// dimension: (below, above) >= 0, in the common space. A stage's region
+/// spans at most tile size + below + above common positions.
 std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>
 region_margins(const GroupGeometry& g, TileShape shape);
 

@@ -4,6 +4,7 @@
 // point-wise stages, several groups, at small and odd sizes. Each schedule is
 // compiled once and run at every size.
 #include "app.h"
+#include "trapeze/dsl.h"
 #include "trapeze/runtime.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +109,52 @@ TEST_P(TiledScheduleMatchesInterpreter, AtSmallAndOddSizes) {
 
 INSTANTIATE_TEST_SUITE_P(Apps, TiledScheduleMatchesInterpreter, testing::ValuesIn(all_cases()),
                          case_name);
+
+// A sampled group: D halves A's rows, U reads D at x/2 (common space: A and U
+// at x, D at 2x), with a column stencil on D.
+Pipeline down_up() {
+  Param N("N"), M("M");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {2 * N + 2, M});
+  Func A("A", ScalarType::Float32, {x, y}, {{0, 2 * N + 1}, {0, M - 1}});
+  A.define(img(x, y) * 0.5f);
+  Func D("D", ScalarType::Float32, {x, y}, {{0, N}, {0, M - 1}});
+  D.define(A(2 * x, y) + A(2 * x + 1, y));
+  Func U("U", ScalarType::Float32, {x, y}, {{0, 2 * N + 1}, {1, M - 2}});
+  U.define(D(x / 2, y - 1) + D(x / 2, y + 1) + A(x, y));
+  return Pipeline({U}, "down_up");
+}
+
+TEST(SampledGroup, MatchesInterpreterForBothShapes) {
+  const Pipeline p = down_up();
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage}) {
+    for (const std::vector<std::int64_t>& sizes :
+         {std::vector<std::int64_t>{5, 7}, std::vector<std::int64_t>{1, 1}}) {
+      GroupSchedule g;
+      g.stages = {"A", "D", "U"};
+      g.tile_sizes = sizes;
+      g.shape = shape;
+      Schedule s;
+      s.groups = {g};
+      const CompiledPipeline compiled = compile(p, s);
+      for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{6, 11}, {1, 3}}) {
+        const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+        Buffer img(ScalarType::Float32, {2 * n + 2, m});
+        for (std::int64_t i = 0; i < 2 * n + 2; ++i)
+          for (std::int64_t j = 0; j < m; ++j)
+            img.at<float>({i, j}) = static_cast<float>((i * 7 + j * 3) % 11);
+        const BufferMap inputs = {{"img", img}};
+        const BufferMap expected = interpret(p, bound, inputs);
+        const BufferMap actual = compiled.run(bound, inputs, 2);
+        const auto mismatch = compare_buffers(expected.at("U"), actual.at("U"), 0);
+        EXPECT_FALSE(mismatch.has_value())
+            << tile_shape_name(shape) << " tiles " << sizes[0] << "x" << sizes[1] << " at N=" << n
+            << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
+            << compiled.source();
+      }
+    }
+  }
+}
 
 } // namespace
 } // namespace trapeze
