@@ -169,8 +169,16 @@ private:
   Stmt tiled_group(const GroupSchedule& group, std::size_t index) {
     const GroupGeometry g = group_geometry(p_, group, index);
     const std::size_t dims = g.common_dims();
-    if (!group.inner_tile_sizes.empty())
-      throw Error(g.name + ": inner tiles are not supported yet; remove inner_tile_sizes");
+    if (!group.inner_tile_sizes.empty() &&
+        (group.tile_sizes.empty() || group.inner_tile_sizes.size() != dims))
+      throw Error(g.name + " has " + std::to_string(group.inner_tile_sizes.size()) +
+                  " inner tile sizes; inner tiles need outer tile sizes and one size per "
+                  "dimension of the common space (" +
+                  join(g.alignment.common_dims) + ")");
+    for (std::int64_t size : group.inner_tile_sizes)
+      if (size < 1)
+        throw Error(g.name + " has an inner tile size of " + std::to_string(size) +
+                    "; tile sizes must be at least 1");
     if (!group.tile_sizes.empty() && group.tile_sizes.size() != dims)
       throw Error(g.name + " has " + std::to_string(group.tile_sizes.size()) +
                   " tile sizes, but its common space (" + join(g.alignment.common_dims) + ") has " +
@@ -246,47 +254,63 @@ private:
         });
     const auto margins = region_margins(g, group.shape);
 
-    // The stages in order, each over its region (lets for the points of sampled stages).
-    std::vector<std::vector<Interval>> boxes;
-    for (std::size_t s = 0; s < g.stages.size(); ++s) {
-      std::vector<Interval> box = stage_box(g, s, regions[s]);
-      for (std::size_t c = 0; c < dims; ++c) {
-        const int k = g.stage_dim[s][c];
-        if (k < 0 || g.scale[s][c] == 1 || inlined(g.stages[s]->name())) continue;
-        Interval& range = box[static_cast<std::size_t>(k)];
-        const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(k)];
-        const std::string lo = fresh(g.stages[s]->name() + "_" + var + "_first");
-        const std::string hi = fresh(g.stages[s]->name() + "_" + var + "_last");
-        lets.emplace_back(lo, prover_.simplify(range.lo));
-        lets.emplace_back(hi, prover_.simplify(range.hi));
-        range = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+    // The stages in order, each over its box (lets for the points of sampled stages).
+    const auto boxes_of = [&](const GroupRegions& regs,
+                              std::vector<std::pair<std::string, Expr>>& into) {
+      std::vector<std::vector<Interval>> boxes;
+      for (std::size_t s = 0; s < g.stages.size(); ++s) {
+        std::vector<Interval> box = stage_box(g, s, regs[s]);
+        for (std::size_t c = 0; c < dims; ++c) {
+          const int k = g.stage_dim[s][c];
+          if (k < 0 || g.scale[s][c] == 1 || inlined(g.stages[s]->name())) continue;
+          Interval& range = box[static_cast<std::size_t>(k)];
+          const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(k)];
+          const std::string lo = fresh(g.stages[s]->name() + "_" + var + "_first");
+          const std::string hi = fresh(g.stages[s]->name() + "_" + var + "_last");
+          into.emplace_back(lo, prover_.simplify(range.lo));
+          into.emplace_back(hi, prover_.simplify(range.hi));
+          range = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+        }
+        boxes.push_back(std::move(box));
       }
-      boxes.push_back(std::move(box));
-    }
-    std::vector<Stmt> nests;
+      return boxes;
+    };
     std::vector<std::size_t> scratchpads;
     std::vector<std::string> inlined_names;
     for (std::size_t s = 0; s < g.stages.size(); ++s) {
       const FunctionPtr& f = g.stages[s];
-      if (inlined(f->name())) {
+      if (inlined(f->name()))
         inlined_names.push_back(f->name());
-        continue;
-      }
-      const bool scratch = !g.live_out[s] && storage_.at(f->name()) == Storage::Scratchpad;
-      if (scratch) scratchpads.push_back(s);
-      StageNestOptions options;
-      options.box = boxes[s];
-      options.allow_parallel = false;
-      options.vectorize = group.vectorize;
-      options.rewrite = rewrite_;
-      const std::string where = scratch            ? "scratchpad"
-                                : p_.is_output(*f) ? "output"
-                                                   : "full buffer";
-      nests.push_back(Comment::make(f->name() + ": " + stage_kind_text(*f) + ", " +
-                                    std::string(type_name(f->type())) + " into its " + where +
-                                    " over its region of the tile"));
-      nests.push_back(lower_stage(f, options, prover_, param_names_));
+      else if (!g.live_out[s] && storage_.at(f->name()) == Storage::Scratchpad)
+        scratchpads.push_back(s);
     }
+    const auto nests_of = [&](const std::vector<std::vector<Interval>>& boxes) {
+      std::vector<Stmt> nests;
+      for (std::size_t s = 0; s < g.stages.size(); ++s) {
+        const FunctionPtr& f = g.stages[s];
+        if (inlined(f->name())) continue;
+        const bool scratch =
+            std::find(scratchpads.begin(), scratchpads.end(), s) != scratchpads.end();
+        StageNestOptions options;
+        options.box = boxes[s];
+        options.allow_parallel = false;
+        options.vectorize = group.vectorize;
+        options.rewrite = rewrite_;
+        const std::string where = scratch            ? "scratchpad"
+                                  : p_.is_output(*f) ? "output"
+                                                     : "full buffer";
+        nests.push_back(Comment::make(f->name() + ": " + stage_kind_text(*f) + ", " +
+                                      std::string(type_name(f->type())) + " into its " + where +
+                                      " over its region of the tile"));
+        nests.push_back(lower_stage(f, options, prover_, param_names_));
+      }
+      return Block::make(std::move(nests));
+    };
+    const std::vector<std::vector<Interval>> boxes = boxes_of(regions, lets);
+    std::vector<Stmt> nests = {
+        group.inner_tile_sizes.empty()
+            ? nests_of(boxes)
+            : inner_tiles(g, group, tile, regions, margins, boxes_of, nests_of)};
     Stmt body = Block::make(std::move(nests));
     for (auto it = scratchpads.rbegin(); it != scratchpads.rend(); ++it) {
       const std::size_t s = *it;
@@ -322,6 +346,70 @@ private:
               " collapsed and parallel";
     if (!inlined_names.empty()) text += "; inlined: " + join(inlined_names);
     return Block::make({Comment::make(text), body});
+  }
+
+  // Multi-level tiling (paper 001 §5.2): inside the overlapped tile, serial
+  // parallelogram tiles whose faces lean like the tile's upper faces. In each
+  // dimension, inner tile j of stage s covers its region from B_j + above_s to
+  // B_j+1 - 1 + above_s (B_j = tile start + j * inner size, above_s the
+  // stage's upper margin), the first tile from the region's start and the last
+  // to its end. A consumer's band then needs only producer points of this or
+  // earlier inner tiles (above_s >= above_consumer + distance), so the
+  // tiles run in lexicographic order and reuse the outer tile's scratchpads.
+  template <typename BoxesOf, typename NestsOf>
+  Stmt inner_tiles(const GroupGeometry& g, const GroupSchedule& group,
+                   const std::vector<Interval>& tile, const GroupRegions& regions,
+                   const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& margins,
+                   const BoxesOf& boxes_of, const NestsOf& nests_of) {
+    const std::size_t dims = g.common_dims();
+    std::vector<std::pair<std::string, Expr>> lets;
+    std::vector<std::string> vars;
+    std::vector<Expr> last;
+    GroupRegions bands(g.stages.size(), std::vector<Interval>(dims));
+    for (std::size_t c = 0; c < dims; ++c) {
+      const std::string& dim = g.alignment.common_dims[c];
+      const std::int64_t size = group.inner_tile_sizes[c];
+      vars.push_back(fresh(dim + "_inner"));
+      last.push_back(prover_.simplify(
+          sub(div_of(add(sub(tile[c].hi, tile[c].lo), i64(size)), i64(size)), i64(1))));
+      const std::string start = fresh(dim + "_inner_lo");
+      lets.emplace_back(
+          start, prover_.simplify(
+                     add(tile[c].lo, mul(Cast::make(ScalarType::Int64, VarRef::make(vars.back())),
+                                         i64(size)))));
+      const Expr first_tile = Binary::make(BinaryOp::EQ, VarRef::make(vars.back()), Expr(0));
+      const Expr last_tile = Binary::make(
+          BinaryOp::EQ, Cast::make(ScalarType::Int64, VarRef::make(vars.back())), last.back());
+      const Expr b = let_ref(start, ScalarType::Int64);
+      for (std::size_t s = 0; s < g.stages.size(); ++s) {
+        if (g.stage_dim[s][c] < 0 || inlined(g.stages[s]->name())) {
+          bands[s][c] = regions[s][c];
+          continue;
+        }
+        const std::int64_t above = margins[s][c].second;
+        const Interval& r = regions[s][c];
+        const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(g.stage_dim[s][c])];
+        const std::string lo = fresh(g.stages[s]->name() + "_" + var + "_band_lo");
+        const std::string hi = fresh(g.stages[s]->name() + "_" + var + "_band_hi");
+        lets.emplace_back(lo, Select::make(first_tile, r.lo,
+                                           prover_.simplify(Binary::make(BinaryOp::Max, r.lo,
+                                                                         add(b, i64(above))))));
+        lets.emplace_back(
+            hi, Select::make(last_tile, r.hi,
+                             prover_.simplify(min_of(r.hi, add(b, i64(size - 1 + above))))));
+        bands[s][c] = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+      }
+    }
+    Stmt body = nests_of(boxes_of(bands, lets));
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+      body = LetStmt::make(it->first, it->second, body);
+    for (std::size_t c = dims; c-- > 0;)
+      body = For::make(vars[c], i64(0), last[c], ForKind::Serial, body);
+    std::string sizes;
+    for (std::int64_t size : group.inner_tile_sizes)
+      sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+    return Block::make(
+        {Comment::make("inner parallelogram tiles [" + sizes + "], in order"), body});
   }
 
   // The largest region of the stage in its dimension k over all tiles (never

@@ -28,10 +28,12 @@ std::string case_name(const testing::TestParamInfo<TilingCase>& info) {
 std::function<Schedule(const Pipeline&)> variant(Schedule (*manual)(const Pipeline&),
                                                  std::vector<std::int64_t> sizes, TileShape shape,
                                                  std::map<std::string, Storage> storage = {},
-                                                 int parallel = 1) {
+                                                 int parallel = 1,
+                                                 std::vector<std::int64_t> inner = {}) {
   return [=](const Pipeline& p) {
     Schedule s = manual(p);
     s.groups[0].tile_sizes = sizes;
+    s.groups[0].inner_tile_sizes = inner;
     s.groups[0].shape = shape;
     s.groups[0].parallel_tile_dims = parallel;
     for (const auto& [stage, where] : storage)
@@ -66,6 +68,8 @@ std::vector<TilingCase> all_cases() {
       {"blur", "scalene_1x1", variant(blur, {1, 1}, scalene)},
       {"blur", "polymage_huge_full", variant(blur, {1000, 1000}, polymage, {{"blurx", full}})},
       {"blur", "untiled_group", variant(blur, {}, scalene)},
+      {"blur", "scalene_inner_5x9", variant(blur, {32, 64}, scalene, {}, 2, {5, 9})},
+      {"blur", "polymage_inner_1x1", variant(blur, {6, 10}, polymage, {}, 1, {1, 1})},
       {"blur", "scalene_inlined_blurx", variant(blur, {4, 9}, scalene, {{"blurx", inlined}})},
       {"unsharp", "manual", unsharp},
       {"unsharp", "scalene_scratchpad_2x5x11",
@@ -73,12 +77,16 @@ std::vector<TilingCase> all_cases() {
       {"unsharp", "polymage_inlined_1x3x7", variant(unsharp, {1, 3, 7}, polymage)},
       {"unsharp", "polymage_scratchpad_huge",
        variant(unsharp, {3, 1000, 1000}, polymage, {{"sharpen", scratch}}, 0)},
+      {"unsharp", "scalene_inner_1x3x100",
+       variant(unsharp, {2, 16, 512}, scalene, {}, 2, {1, 3, 100})},
       {"unsharp", "scalene_inlined_1_wide", variant(unsharp, {1, 1, 1}, scalene)},
       {"harris", "manual", harris},
       {"harris", "polymage_6x10", variant(harris, {6, 10}, polymage)},
       {"harris", "scalene_1x5", variant(harris, {1, 5}, scalene, {}, 2)},
       {"harris", "scalene_huge", variant(harris, {500, 500}, scalene, {{"Ixx", full}})},
       {"harris", "two_groups", harris_two_groups},
+      {"harris", "polymage_inner_3x7", variant(harris, {16, 40}, polymage, {}, 2, {3, 7})},
+      {"harris", "scalene_inner_4x11", variant(harris, {20, 1000}, scalene, {}, 1, {4, 11})},
   };
 }
 
@@ -129,10 +137,12 @@ TEST(SampledGroup, MatchesInterpreterForBothShapes) {
   const Pipeline p = down_up();
   for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage}) {
     for (const std::vector<std::int64_t>& sizes :
-         {std::vector<std::int64_t>{5, 7}, std::vector<std::int64_t>{1, 1}}) {
+         {std::vector<std::int64_t>{5, 7}, std::vector<std::int64_t>{1, 1},
+          std::vector<std::int64_t>{9, 8, 3, 2}}) {
       GroupSchedule g;
       g.stages = {"A", "D", "U"};
-      g.tile_sizes = sizes;
+      g.tile_sizes = {sizes[0], sizes[1]};
+      if (sizes.size() == 4) g.inner_tile_sizes = {sizes[2], sizes[3]};
       g.shape = shape;
       Schedule s;
       s.groups = {g};

@@ -180,17 +180,27 @@ TEST(LowerScheduleErrors, InliningAStageWithCases) {
   }
 }
 
-TEST(LowerScheduleErrors, InnerTiles) {
+TEST(LowerScheduleErrors, InnerTilesWithoutOuterTiles) {
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].tile_sizes = {};
   s.groups[0].inner_tile_sizes = {8, 64};
   try {
     lower::lower_schedule(p, s);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("group 0 (blurx, blury)"));
-    EXPECT_THAT(e.what(), HasSubstr("inner tiles are not supported yet"));
+    EXPECT_THAT(e.what(), HasSubstr("inner tiles need outer tile sizes"));
   }
+}
+
+TEST(LowerSchedule, InnerTilesAreSerialParallelograms) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].inner_tile_sizes = {8, 64};
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(ir, HasSubstr("inner parallelogram tiles [8, 64]"));
+  EXPECT_THAT(ir, HasSubstr("blurx_y_band_hi"));
 }
 
 TEST(LowerScheduleErrors, WrongNumberOfTileSizes) {
