@@ -80,8 +80,10 @@ GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std:
     members.push_back(p.stage(name).get());
   g.alignment = analysis::align_and_scale(p, members);
   if (!g.alignment.ok)
-    throw Error(g.name + " cannot be tiled: " + g.alignment.reason +
-                "; split the group so that every dependence inside it is a constant distance");
+    throw Error(
+        g.name + " cannot be tiled: " + g.alignment.reason +
+        "; change the group so that its stages are connected and every dependence inside it is a "
+        "constant distance");
   const std::set<std::string> in_group(group.stages.begin(), group.stages.end());
   for (const analysis::StageAlignment& a : g.alignment.stages) {
     const FunctionPtr& f = p.stage(a.stage->name());

@@ -55,6 +55,19 @@ Schedule harris_two_groups(const Pipeline& p) {
   return s;
 }
 
+// harris with Ix read both inside its tiled group (by Ixx) and by the next
+// group (Ixy): a live-out with a consumer in its own group.
+Schedule harris_shared_live_out(const Pipeline& p) {
+  Schedule s = apps::make_manual_schedule_harris(p);
+  GroupSchedule second = s.groups[0];
+  s.groups[0].stages = {"Ix", "Ixx", "Sxx"};
+  s.groups[0].tile_sizes = {7, 12};
+  second.stages = {"Iy", "Iyy", "Ixy", "Syy", "Sxy", "det", "trace", "harris"};
+  second.tile_sizes = {11, 6};
+  s.groups.push_back(second);
+  return s;
+}
+
 std::vector<TilingCase> all_cases() {
   const auto scalene = TileShape::Scalene, polymage = TileShape::PolyMage;
   const auto scratch = Storage::Scratchpad, full = Storage::Full, inlined = Storage::Inlined;
@@ -85,6 +98,7 @@ std::vector<TilingCase> all_cases() {
       {"harris", "scalene_1x5", variant(harris, {1, 5}, scalene, {}, 2)},
       {"harris", "scalene_huge", variant(harris, {500, 500}, scalene, {{"Ixx", full}})},
       {"harris", "two_groups", harris_two_groups},
+      {"harris", "shared_live_out", harris_shared_live_out},
       {"harris", "polymage_inner_3x7", variant(harris, {16, 40}, polymage, {}, 2, {3, 7})},
       {"harris", "scalene_inner_4x11", variant(harris, {20, 1000}, scalene, {}, 1, {4, 11})},
   };

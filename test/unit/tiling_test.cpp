@@ -219,6 +219,18 @@ TEST(LowerScheduleErrors, ScratchpadForALiveOut) {
               testing::ThrowsMessage<Error>(HasSubstr("needs a full buffer")));
 }
 
+TEST(LowerScheduleErrors, GroupThatCannotBeAligned) {
+  const Pipeline p = apps::find_app("harris").build();
+  Schedule s = apps::make_manual_schedule_harris(p);
+  GroupSchedule rest = s.groups[0];
+  s.groups[0].stages = {"Ix", "Iy"};
+  rest.stages = {"Ixx", "Iyy", "Ixy", "Sxx", "Syy", "Sxy", "det", "trace", "harris"};
+  s.groups.push_back(rest);
+  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
+              testing::ThrowsMessage<Error>(testing::AllOf(
+                  HasSubstr("group 0 (Ix, Iy) cannot be tiled"), HasSubstr("not connected"))));
+}
+
 TEST(LowerScheduleErrors, RectangleShape) {
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
