@@ -277,12 +277,18 @@ private:
     };
     std::vector<std::size_t> scratchpads;
     std::vector<std::string> inlined_names;
+    // A live-out also read inside the group: overlapping tiles would write
+    // the same points of its full buffer at once, so each tile computes it in
+    // a scratchpad of its own and copies just the tile's part out.
+    std::map<std::size_t, std::string> private_copy;
     for (std::size_t s = 0; s < g.stages.size(); ++s) {
       const FunctionPtr& f = g.stages[s];
       if (inlined(f->name()))
         inlined_names.push_back(f->name());
       else if (!g.live_out[s] && storage_.at(f->name()) == Storage::Scratchpad)
         scratchpads.push_back(s);
+      else if (g.live_out[s] && tiled && read_in_group(g, s))
+        private_copy[s] = fresh(f->name() + "_tile");
     }
     const auto nests_of = [&](const std::vector<std::vector<Interval>>& boxes) {
       std::vector<Stmt> nests;
@@ -293,12 +299,13 @@ private:
             std::find(scratchpads.begin(), scratchpads.end(), s) != scratchpads.end();
         StageNestOptions options;
         options.box = boxes[s];
+        if (private_copy.count(s)) options.buffer = private_copy.at(s);
         options.allow_parallel = false;
         options.vectorize = group.vectorize;
         options.rewrite = rewrite_;
-        const std::string where = scratch            ? "scratchpad"
-                                  : p_.is_output(*f) ? "output"
-                                                     : "full buffer";
+        const std::string where = scratch || private_copy.count(s) ? "scratchpad"
+                                  : p_.is_output(*f)               ? "output"
+                                                                   : "full buffer";
         nests.push_back(Comment::make(f->name() + ": " + stage_kind_text(*f) + ", " +
                                       std::string(type_name(f->type())) + " into its " + where +
                                       " over its region of the tile"));
@@ -311,16 +318,23 @@ private:
         group.inner_tile_sizes.empty()
             ? nests_of(boxes)
             : inner_tiles(g, group, tile, regions, margins, boxes_of, nests_of)};
+    for (const auto& [s, buffer] : private_copy)
+      nests.push_back(copy_out(g, s, tile, group.vectorize));
     Stmt body = Block::make(std::move(nests));
-    for (auto it = scratchpads.rbegin(); it != scratchpads.rend(); ++it) {
-      const std::size_t s = *it;
+    std::vector<std::pair<std::size_t, std::string>> buffers;
+    for (std::size_t s : scratchpads)
+      buffers.emplace_back(s, g.stages[s]->name());
+    for (const auto& [s, buffer] : private_copy)
+      buffers.emplace_back(s, buffer);
+    for (auto it = buffers.rbegin(); it != buffers.rend(); ++it) {
+      const std::size_t s = it->first;
       const FunctionPtr& f = g.stages[s];
       std::vector<Expr> origin, extents;
       for (const Interval& range : boxes[s])
         origin.push_back(range.lo);
       for (std::size_t k = 0; k < static_cast<std::size_t>(f->dimensions()); ++k)
         extents.push_back(scratchpad_extent(g, group, s, k, margins));
-      body = Allocate::make(f->name(), f->name(), f->type(), origin, extents, MemoryScope::Stack,
+      body = Allocate::make(it->second, f->name(), f->type(), origin, extents, MemoryScope::Stack,
                             -1, body);
     }
     for (auto it = lets.rbegin(); it != lets.rend(); ++it)
@@ -346,6 +360,34 @@ private:
               " collapsed and parallel";
     if (!inlined_names.empty()) text += "; inlined: " + join(inlined_names);
     return Block::make({Comment::make(text), body});
+  }
+
+  static bool read_in_group(const GroupGeometry& g, std::size_t s) {
+    return std::any_of(g.edges.begin(), g.edges.end(),
+                       [&](const auto& edge) { return edge.first == s; });
+  }
+
+  // Copies the tile's own part of a live-out (the tile within its domain) from
+  // the tile's scratchpad (the innermost buffer holding it) to its full buffer.
+  Stmt copy_out(const GroupGeometry& g, std::size_t s, const std::vector<Interval>& tile,
+                bool vectorize) const {
+    const FunctionPtr& f = g.stages[s];
+    const std::vector<Interval> own = stage_box(g, s, tile);
+    std::vector<Expr> point;
+    for (const std::string& v : f->vars())
+      point.push_back(VarRef::make(v));
+    Stmt body = Store::make(f->name(), point, Access::make(f, point));
+    for (std::size_t k = own.size(); k-- > 0;) {
+      const Interval& range = f->domain()[k];
+      const bool inner = k + 1 == own.size();
+      body = For::make(f->vars()[k],
+                       prover_.simplify(Binary::make(BinaryOp::Max, own[k].lo, range.lo)),
+                       prover_.simplify(min_of(own[k].hi, range.hi)),
+                       inner && vectorize ? ForKind::Vectorized : ForKind::Serial, body);
+    }
+    return Block::make({Comment::make(f->name() + ": the tile's part, from its scratchpad to its "
+                                                  "full buffer"),
+                        body});
   }
 
   // Multi-level tiling (paper 001 §5.2): inside the overlapped tile, serial

@@ -59,6 +59,10 @@ public:
   }
 
 private:
+  const std::string& target() const {
+    return options_.buffer.empty() ? f_->name() : options_.buffer;
+  }
+
   Expr rewrite(const Expr& e) const { return options_.rewrite ? options_.rewrite(e) : e; }
 
   int dims() const { return f_->dimensions(); }
@@ -105,7 +109,7 @@ private:
 
   // A nest over dimensions d.. of the box storing `value`.
   Stmt nest(int d, const Expr& value, bool parallel_above = false) const {
-    if (d == dims()) return Store::make(f_->name(), point(), value);
+    if (d == dims()) return Store::make(target(), point(), value);
     const Interval& range = box_[static_cast<std::size_t>(d)];
     return loop(d, range.lo, range.hi, parallel_above,
                 [&](bool parallel) { return nest(d + 1, value, parallel); });
@@ -138,7 +142,7 @@ private:
   // Splits dimension d at the boundaries of the live cases' boxes; recurses
   // into d+1 inside each piece with the cases that cover it.
   Stmt split(int d, const std::vector<LiveCase>& live, bool parallel_above = false) const {
-    if (d == dims()) return Store::make(f_->name(), point(), chain(live));
+    if (d == dims()) return Store::make(target(), point(), chain(live));
     if (live.empty()) return nest(d, default_value(), parallel_above);
     const Interval& range = box_[static_cast<std::size_t>(d)];
     const Expr end = prover_.simplify(add(range.hi, 1));
@@ -218,7 +222,7 @@ private:
       case ReduceOp::Min: combined = Binary::make(BinaryOp::Min, old, rewrite(u.value)); break;
       case ReduceOp::Max: combined = Binary::make(BinaryOp::Max, old, rewrite(u.value)); break;
       }
-      Stmt s = Store::make(f_->name(), index, Cast::make(f_->type(), combined));
+      Stmt s = Store::make(target(), index, Cast::make(f_->type(), combined));
       for (auto it = targets.rbegin(); it != targets.rend(); ++it)
         s = LetStmt::make(it->first, it->second, s);
       updates.push_back(s);

@@ -17,6 +17,8 @@ struct StageNestOptions {
   /// The box of points to compute (inclusive bounds, one per stage dimension);
   /// empty: the stage's domain. Only a stage without a reduction may have a box.
   std::vector<Interval> box;
+  /// The buffer the Stores write; empty: the buffer named f.name().
+  std::string buffer;
   /// The outermost loop with more than one iteration may be parallel.
   bool allow_parallel = true;
   /// The innermost loop is marked for vectorization.
@@ -26,7 +28,7 @@ struct StageNestOptions {
   std::function<Expr(const Expr&)> rewrite;
 };
 
-/// Lowers one stage into Stores to the buffer named f.name(). A stage with
+/// Lowers one stage into Stores to the buffer named f.name() (or options.buffer). A stage with
 /// cases is split per dimension at the boundaries of the case boxes
 /// (analysis::case_regions) where their order is proven, so each piece is a
 /// clean loop nest with one expression and no per-point box test; elsewhere

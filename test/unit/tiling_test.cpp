@@ -162,6 +162,19 @@ TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
   EXPECT_THAT(src, testing::Not(HasSubstr("holds sharpen"))); // inlined
 }
 
+TEST(LowerSchedule, LiveOutReadInItsGroupIsCopiedOutOfAPrivateScratchpad) {
+  const Pipeline p = apps::find_app("harris").build();
+  Schedule s = apps::make_manual_schedule_harris(p);
+  GroupSchedule rest = s.groups[0];
+  s.groups[0].stages = {"Ix", "Ixx", "Sxx"};
+  rest.stages = {"Iy", "Iyy", "Ixy", "Syy", "Sxy", "det", "trace", "harris"};
+  s.groups.push_back(rest);
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(ir, HasSubstr("Ix_tile"));
+  EXPECT_THAT(ir, HasSubstr("Ix: the tile's part, from its scratchpad to its full buffer"));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("Sxx_tile"))); // read by no stage of its group
+}
+
 TEST(LowerSchedule, NaiveScheduleIsTheNaiveLowering) {
   const Pipeline p = apps::find_app("harris").build();
   EXPECT_EQ(codegen::generate_cpp(p).source, codegen::generate_cpp(p, Schedule::naive(p)).source);
