@@ -277,9 +277,10 @@ private:
     };
     std::vector<std::size_t> scratchpads;
     std::vector<std::string> inlined_names;
-    // A live-out also read inside the group: overlapping tiles would write
-    // the same points of its full buffer at once, so each tile computes it in
-    // a scratchpad of its own and copies just the tile's part out.
+    // A stage in a full buffer (a live-out, or stored Full) also read inside
+    // the group: overlapping tiles would write the same points of the full
+    // buffer at once, so each tile computes it in a scratchpad of its own and
+    // copies just the tile's part (the tile within its domain) out.
     std::map<std::size_t, std::string> private_copy;
     for (std::size_t s = 0; s < g.stages.size(); ++s) {
       const FunctionPtr& f = g.stages[s];
@@ -287,7 +288,7 @@ private:
         inlined_names.push_back(f->name());
       else if (!g.live_out[s] && storage_.at(f->name()) == Storage::Scratchpad)
         scratchpads.push_back(s);
-      else if (g.live_out[s] && tiled && read_in_group(g, s))
+      else if (tiled && read_in_group(g, s)) // a live-out or a Full stage
         private_copy[s] = fresh(f->name() + "_tile");
     }
     const auto nests_of = [&](const std::vector<std::vector<Interval>>& boxes) {

@@ -18,7 +18,10 @@ namespace trapeze::lower {
 ///    clean range. Scratchpad stages live in per-tile Stack buffers with
 ///    loop-invariant extents (the largest region), the region's minimum as
 ///    origin and the innermost extent padded to 64 bytes; live-outs and Full
-///    stages in full buffers.
+///    stages in full buffers (if also read inside the group, computed in a
+///    per-tile scratchpad and only the tile's own part copied out, so
+///    overlapping tiles never write the same point). Inner tile sizes add
+///    serial parallelogram tiles inside each tile (paper 001 §5.2).
 ///  * Inlined stages have no nest: their pure definition is substituted into
 ///    every reader.
 /// The schedule must already be valid (Schedule::validate). Throws
