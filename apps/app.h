@@ -60,6 +60,16 @@ App make_pyramid_blend_app();
 /// [6] multiscale interpolation
 App make_interpolate_app();
 
+/// Hand-written schedules (fused, overlapped-tiled groups) for the apps' pipelines.
+/// blur: one group (blurx in a scratchpad), tiles [32, 256] over (x, y), scalene.
+Schedule make_manual_schedule_blur(const Pipeline& p);
+/// unsharp: one group of all four stages, sharpen inlined, tiles [1, 8, 512]
+/// over (c, x, y), scalene, the c and x tile loops collapsed and parallel.
+Schedule make_manual_schedule_unsharp(const Pipeline& p);
+/// harris: one group of all eleven stages in scratchpads, tiles [32, 256]
+/// over (x, y), scalene, both tile loops collapsed and parallel.
+Schedule make_manual_schedule_harris(const Pipeline& p);
+
 // Helpers shared by the app files (app_support.cpp).
 
 /// The extents of input `input` of `p` for `params` (completed with the

@@ -69,4 +69,17 @@ App make_blur_app() {
   return app;
 }
 
+Schedule make_manual_schedule_blur(const Pipeline& p) {
+  GroupSchedule g;
+  for (const auto& f : p.stages())
+    g.stages.push_back(f->name());
+  g.tile_sizes = {32, 256};
+  g.shape = TileShape::Scalene;
+  g.parallel_tile_dims = 2;
+  g.reasons = {"hand-written: both stages fused; a 34-row scratchpad of blurx per tile"};
+  Schedule s;
+  s.groups = {g};
+  return s;
+}
+
 } // namespace trapeze::apps

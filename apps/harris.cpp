@@ -100,4 +100,17 @@ App make_harris_app() {
   return app;
 }
 
+Schedule make_manual_schedule_harris(const Pipeline& p) {
+  GroupSchedule g;
+  for (const auto& f : p.stages())
+    g.stages.push_back(f->name());
+  g.tile_sizes = {32, 256};
+  g.shape = TileShape::Scalene;
+  g.parallel_tile_dims = 2;
+  g.reasons = {"hand-written: all stages fused; stages with cases stay in scratchpads"};
+  Schedule s;
+  s.groups = {g};
+  return s;
+}
+
 } // namespace trapeze::apps

@@ -146,6 +146,7 @@ public:
     context_.helpers = &helpers;
     for (std::size_t i = 0; i < p.params().size(); ++i) {
       const ParamInfo& q = p.params()[i];
+      param_names_.insert(q.name);
       const std::string name = names_.declare("p:" + q.name, q.name);
       const std::string slot = "params[" + std::to_string(i) + "]";
       std::string value = slot + ".i";
@@ -242,14 +243,97 @@ private:
   }
 
   void print_for(const lower::For& n) {
-    const std::string lo = bound(n.min), hi = bound(n.max);
     const bool parallel = lower::is_parallel(n.kind) && parallel_depth_ == 0;
+    if (parallel) {
+      const std::vector<const lower::Allocate*> scratch = per_thread_buffers(n);
+      if (!scratch.empty()) return print_parallel_region(n, scratch);
+    }
+    print_loop(n, parallel);
+  }
+
+  // Stack buffers inside a parallel loop whose extents depend on nothing but
+  // the parameters: allocated once per thread, not once per iteration.
+  std::vector<const lower::Allocate*> per_thread_buffers(const lower::For& n) const {
+    struct Finder : lower::StmtVisitor {
+      const std::set<std::string>* params = nullptr;
+      std::vector<const lower::Allocate*> found;
+      void visit_node(const lower::Allocate* a, const Stmt& self) override {
+        bool invariant = a->scope == lower::MemoryScope::Stack;
+        for (const Expr& e : a->extents)
+          for_each_node(e, [&](const Expr& x) {
+            if (x.as<VarRef>()) invariant = false;
+            if (const auto* q = x.as<ParamRef>(); q && !params->count(q->name)) invariant = false;
+          });
+        if (invariant) found.push_back(a);
+        lower::StmtVisitor::visit_node(a, self);
+      }
+    } finder;
+    finder.params = &param_names_;
+    finder.visit(n.body);
+    return finder.found;
+  }
+
+  // #pragma omp parallel { per-thread buffers; #pragma omp for ... }
+  void print_parallel_region(const lower::For& n,
+                             const std::vector<const lower::Allocate*>& scratch) {
+    uses_threads = uses_heap = uses_failure_flag = true;
+    line("#pragma omp parallel num_threads(tz_threads)");
+    line("{");
+    ++depth_;
+    names_.push();
+    buffers_.emplace_back();
+    std::string all_ok;
+    for (const lower::Allocate* a : scratch) {
+      line("// " + a->name + ": " + std::string(type_name(a->type)) + shape_text(a->extents) +
+           " per thread (64-byte aligned), holds " + a->producer);
+      Hoisted h;
+      h.names.stride.assign(a->extents.size(), "1");
+      const std::string size = declare_shape(a->name, a->extents, h.names.stride);
+      h.memory = names_.declare("#", a->name + "_memory");
+      line("tz_buffer " + h.memory + "(" + size + " * int64_t(sizeof(" +
+           std::string(cpp_type_name(a->type)) + ")));");
+      all_ok += (all_ok.empty() ? "" : " && ") + h.memory + ".data";
+      hoisted_[a] = h;
+    }
+    line("const bool tz_memory_ok = " + all_ok + ";");
+    line("if (!tz_memory_ok) {");
+    line("#pragma omp atomic write");
+    line("  tz_failed = 1;");
+    line("}");
+    memory_check_in_ = n.collapse;
+    print_loop(n, true, true);
+    buffers_.pop_back();
+    names_.pop();
+    --depth_;
+    line("}");
+  }
+
+  // Declares the extents and strides of a buffer; returns its element count.
+  std::string declare_shape(const std::string& name, const std::vector<Expr>& extents,
+                            std::vector<std::string>& stride) {
+    const std::size_t dims = extents.size();
+    std::vector<std::string> extent(dims);
+    for (std::size_t d = 0; d < dims; ++d) {
+      extent[d] = names_.declare("#", name + "_extent" + std::to_string(d));
+      line("const int64_t " + extent[d] + " = " + bound(extents[d]) + ";");
+    }
+    for (std::size_t d = dims - 1; d-- > 0;) {
+      stride[d] = names_.declare("#", name + "_stride" + std::to_string(d));
+      const std::string value =
+          d + 2 == dims ? extent[d + 1] : stride[d + 1] + " * " + extent[d + 1];
+      line("const int64_t " + stride[d] + " = " + value + ";");
+    }
+    return dims == 1 ? extent[0] : stride[0] + " * " + extent[0];
+  }
+
+  void print_loop(const lower::For& n, bool parallel, bool in_region = false) {
+    const std::string lo = bound(n.min), hi = bound(n.max);
     std::string pragma;
     if (parallel) {
       uses_threads = true;
-      pragma = lower::is_vectorized(n.kind) ? "#pragma omp parallel for simd"
-                                            : "#pragma omp parallel for";
-      pragma += " num_threads(tz_threads)";
+      const std::string kind = in_region ? "#pragma omp for" : "#pragma omp parallel for";
+      pragma = lower::is_vectorized(n.kind) ? kind + " simd" : kind;
+      if (!in_region) pragma += " num_threads(tz_threads)";
       if (n.collapse > 1) pragma += " collapse(" + std::to_string(n.collapse) + ")";
     } else if (lower::is_vectorized(n.kind)) {
       pragma = "#pragma omp simd";
@@ -260,6 +344,7 @@ private:
     if (!pragma.empty()) line(pragma);
     line("for (int32_t " + v + " = " + lo + "; " + v + " <= " + hi + "; ++" + v + ") {");
     ++depth_;
+    if (memory_check_in_ > 0 && --memory_check_in_ == 0) line("if (!tz_memory_ok) continue;");
     if (parallel) ++parallel_depth_;
     print(n.body);
     if (parallel) --parallel_depth_;
@@ -292,6 +377,22 @@ private:
   void print_allocate(const lower::Allocate& n) {
     const std::size_t dims = n.extents.size();
     const std::string type(cpp_type_name(n.type));
+    if (const auto it = hoisted_.find(&n); it != hoisted_.end()) {
+      // Memory and shape come from the parallel region; only the origin moves.
+      line("// " + n.name + ": origin " + tuple_text(n.origin) + " in this iteration");
+      BufferNames b = it->second.names;
+      for (std::size_t d = 0; d < dims; ++d) {
+        b.origin.push_back(names_.declare("#", n.name + "_min" + std::to_string(d)));
+        line("const int64_t " + b.origin.back() + " = " + bound(n.origin[d]) + ";");
+      }
+      b.pointer = names_.declare("b:" + n.producer, n.name);
+      line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" +
+           it->second.memory + ".data);");
+      buffers_.back()["b:" + n.producer] = b;
+      buffers_.back()["s:" + n.name] = b;
+      print(n.body);
+      return;
+    }
     line("// " + n.name + ": " + std::string(type_name(n.type)) + shape_text(n.extents) + " from " +
          tuple_text(n.origin) + ", " + memory_scope_name(n.scope) +
          (n.scope == lower::MemoryScope::Heap ? " (64-byte aligned)" : "") +
@@ -353,7 +454,15 @@ private:
     print(n.body);
   }
 
+  struct Hoisted {
+    BufferNames names; ///< strides (origin and pointer are set per iteration)
+    std::string memory;
+  };
+
   Names names_;
+  std::set<std::string> param_names_;
+  std::map<const lower::Allocate*, Hoisted> hoisted_;
+  int memory_check_in_ = 0; ///< loops to enter before the memory check of a region
   CppExprContext context_;
   std::string params_;
   std::vector<std::map<std::string, BufferNames>> buffers_ = {{}};
@@ -449,8 +558,10 @@ std::string stage_list(const Pipeline& p) {
 
 } // namespace
 
-CppModule generate_cpp(const Pipeline& p) {
-  const lower::Lowered lowered = lower::lower(p);
+CppModule generate_cpp(const Pipeline& p) { return generate_cpp(p, Schedule::naive(p)); }
+
+CppModule generate_cpp(const Pipeline& p, const Schedule& schedule) {
+  const lower::Lowered lowered = lower::lower(p, schedule);
   CppModule m;
   m.entry_symbol = entry_symbol(p);
   m.signature = signature(p);

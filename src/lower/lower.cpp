@@ -3,7 +3,7 @@
 #include "lower/lower.h"
 
 #include "lower/clamp_indices.h"
-#include "lower/lower_naive.h"
+#include "lower/lower_tiled.h"
 #include "lower/validate.h"
 
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace trapeze::lower {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {
-      "lower_naive",
+      "lower_schedule",
       "clamp_data_dependent_indices",
       "validate",
   };
@@ -24,6 +24,10 @@ const std::vector<std::string>& pass_names() {
 }
 
 Lowered lower(const Pipeline& p, const LowerOptions& options) {
+  return lower(p, Schedule::naive(p), options);
+}
+
+Lowered lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& options) {
   const std::vector<std::string>& names = pass_names();
   if (!options.print_after.empty() && options.print_after != "all" &&
       std::find(names.begin(), names.end(), options.print_after) == names.end()) {
@@ -49,8 +53,8 @@ Lowered lower(const Pipeline& p, const LowerOptions& options) {
       log << "// --- loop IR after " << name << " ---\n" << to_string(result.body);
   };
 
-  // Stage loop nests over full domains into full buffers (the naive schedule).
-  step("lower_naive", [&] { return lower_naive(p); });
+  // Groups of stages, tiled or not, into full buffers and scratchpads.
+  step("lower_schedule", [&] { return lower_schedule(p, schedule); });
   // After every nest exists: rewrites the indices of all Stores and Accesses.
   step("clamp_data_dependent_indices",
        [&] { return clamp_data_dependent_indices(result.body, p); });

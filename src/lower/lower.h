@@ -3,6 +3,7 @@
 
 #include "lower/loop_ir.h"
 #include "trapeze/pipeline.h"
+#include "trapeze/schedule.h"
 
 #include <iosfwd>
 #include <string>
@@ -35,7 +36,10 @@ struct Lowered {
 /// The passes, in the order they run.
 const std::vector<std::string>& pass_names();
 
-/// Runs every pass in order. Throws trapeze::Error if print_after names no pass.
+/// Runs every pass in order with the naive schedule. Throws trapeze::Error if
+/// print_after names no pass.
 Lowered lower(const Pipeline& p, const LowerOptions& options = {});
+/// The same with a schedule (already validated; see Schedule::validate).
+Lowered lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& options = {});
 
 } // namespace trapeze::lower

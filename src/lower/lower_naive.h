@@ -6,7 +6,8 @@
 
 namespace trapeze::lower {
 
-/// Lowers `p` stage by stage, producers first. Inputs and outputs are the
+/// lower_schedule(p, Schedule::naive(p)) (lower_tiled.h): lowers `p` stage by
+/// stage (lower_stage, stage_nest.h), producers first. Inputs and outputs are the
 /// caller's buffers; every other stage gets a heap buffer over its domain.
 /// A stage with cases is split per dimension at the boundaries of the case
 /// boxes (analysis::case_regions), so each piece is a clean loop nest with one

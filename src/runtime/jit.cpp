@@ -15,16 +15,6 @@ const CompiledPipeline::Impl& checked(const std::shared_ptr<const CompiledPipeli
   return *impl;
 }
 
-// Every stage alone in an untiled group, stored in a full buffer: what the
-// naive code computes (shape, parallelism and vectorization aside).
-bool is_naive(const Pipeline& p, const Schedule& schedule) {
-  for (const GroupSchedule& g : schedule.groups)
-    if (g.stages.size() != 1 || !g.tile_sizes.empty() || !g.inner_tile_sizes.empty()) return false;
-  for (const auto& stage : p.stages())
-    if (schedule.storage_of(p, stage->name()) != Storage::Full) return false;
-  return true;
-}
-
 } // namespace
 
 CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
@@ -34,9 +24,7 @@ CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
 CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
                          const CompileOptions& options) {
   schedule.validate(p);
-  // Placeholder until tiled lowering lands: only the naive schedule compiles.
-  if (!is_naive(p, schedule)) throw Error("tiled schedules are not supported by this build yet");
-  return compile(p, options);
+  return CompiledPipeline(runtime::load_module(p, codegen::generate_cpp(p, schedule), options));
 }
 
 void CompiledPipeline::run(const ParamValues& params, const BufferMap& inputs, BufferMap& outputs,

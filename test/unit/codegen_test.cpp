@@ -153,7 +153,7 @@ TEST(Lowering, DriverPrintsAfterPassesAndRejectsUnknownNames) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("--print-after=fusion names no lowering pass"));
-    EXPECT_THAT(e.what(), HasSubstr("lower_naive"));
+    EXPECT_THAT(e.what(), HasSubstr("lower_schedule"));
   }
 }
 

@@ -1,0 +1,294 @@
+// Per-tile regions of the stages of a fused group, and their footprint.
+#include "lower/tile_regions.h"
+
+#include "trapeze/error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace trapeze::lower {
+
+using namespace ir;
+
+namespace {
+
+Expr i64(const Expr& e) {
+  return e.type() == ScalarType::Int64 ? e : Cast::make(ScalarType::Int64, e);
+}
+Expr plus(const Expr& a, std::int64_t c) {
+  return c == 0 ? a : Binary::make(BinaryOp::Add, a, Expr(c));
+}
+Expr min_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Min, a, b); }
+Expr max_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Max, a, b); }
+Expr zero() { return Expr(std::int64_t{0}); }
+Expr times(std::int64_t k, const Expr& e) {
+  return k == 1 ? e : Binary::make(BinaryOp::Mul, Expr(k), e);
+}
+// floor(e / k) and ceil(e / k) for k >= 1 (integer / is floor division).
+Expr floor_div(const Expr& e, std::int64_t k) {
+  return k == 1 ? e : Binary::make(BinaryOp::Div, e, Expr(k));
+}
+Expr ceil_div(const Expr& e, std::int64_t k) { return k == 1 ? e : floor_div(plus(e, k - 1), k); }
+
+// The stage's domain in the common space ([0, 0] where it has no dimension).
+std::vector<Interval> common_domain(const GroupGeometry& g, std::size_t s) {
+  std::vector<Interval> out(g.common_dims(), Interval(zero(), zero()));
+  for (std::size_t c = 0; c < g.common_dims(); ++c) {
+    const int k = g.stage_dim[s][c];
+    if (k < 0) continue;
+    const Interval& range = g.stages[s]->domain()[static_cast<std::size_t>(k)];
+    out[c] = Interval(times(g.scale[s][c], i64(range.lo)), times(g.scale[s][c], i64(range.hi)));
+  }
+  return out;
+}
+
+// The longest path (in edges) from each stage to the end of the group.
+std::vector<std::int64_t> levels(const GroupGeometry& g) {
+  std::vector<std::int64_t> level(g.stages.size(), 0);
+  for (std::size_t s = g.stages.size(); s-- > 0;)
+    for (const auto& [producer, consumer] : g.edges)
+      if (producer == s) level[s] = std::max(level[s], level[consumer] + 1);
+  return level;
+}
+
+// PolyMage's slopes: the largest distance below and above over every edge.
+std::vector<std::pair<std::int64_t, std::int64_t>> group_slopes(const GroupGeometry& g) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> slopes(g.common_dims(), {0, 0});
+  for (const analysis::UniformDependence& dep : g.alignment.dependences)
+    for (std::size_t c = 0; c < g.common_dims(); ++c) {
+      if (dep.broadcast[c]) continue;
+      slopes[c].first = std::max(slopes[c].first, -dep.lo[c]);
+      slopes[c].second = std::max(slopes[c].second, dep.hi[c]);
+    }
+  return slopes;
+}
+
+std::string stage_names(const std::vector<std::string>& stages) {
+  std::string s;
+  for (const std::string& n : stages)
+    s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+} // namespace
+
+GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std::size_t index) {
+  GroupGeometry g;
+  g.name = "group " + std::to_string(index) + " (" + stage_names(group.stages) + ")";
+  std::vector<const Function*> members;
+  for (const std::string& name : group.stages)
+    members.push_back(p.stage(name).get());
+  g.alignment = analysis::align_and_scale(p, members);
+  if (!g.alignment.ok)
+    throw Error(
+        g.name + " cannot be tiled: " + g.alignment.reason +
+        "; change the group so that its stages are connected and every dependence inside it is a "
+        "constant distance");
+  const std::set<std::string> in_group(group.stages.begin(), group.stages.end());
+  for (const analysis::StageAlignment& a : g.alignment.stages) {
+    const FunctionPtr& f = p.stage(a.stage->name());
+    g.stages.push_back(f);
+    bool live = p.is_output(*f);
+    for (const FunctionPtr& consumer : p.consumers(*f))
+      live = live || !in_group.count(consumer->name());
+    g.live_out.push_back(live);
+    std::vector<int> dims(g.alignment.common_dims.size(), -1);
+    std::vector<std::int64_t> scales(g.alignment.common_dims.size(), 1);
+    for (std::size_t k = 0; k < a.common_dim.size(); ++k) {
+      dims[static_cast<std::size_t>(a.common_dim[k])] = static_cast<int>(k);
+      scales[static_cast<std::size_t>(a.common_dim[k])] = a.scale[k];
+    }
+    g.stage_dim.push_back(std::move(dims));
+    g.scale.push_back(std::move(scales));
+  }
+  const auto position = [&](const Function* f) {
+    for (std::size_t s = 0; s < g.stages.size(); ++s)
+      if (g.stages[s].get() == f) return s;
+    TRAPEZE_ASSERT(false, "a dependence outside its group: " + f->describe());
+  };
+  for (const analysis::UniformDependence& dep : g.alignment.dependences)
+    g.edges.emplace_back(position(dep.producer), position(dep.consumer));
+  return g;
+}
+
+GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
+                          const std::vector<Interval>& tile, const BindRegion& bind) {
+  TRAPEZE_ASSERT(tile.size() == g.common_dims(), "a tile with the wrong number of dimensions");
+  if (shape == TileShape::Rectangle)
+    throw Error(g.name +
+                ": the rectangle tile shape is not supported yet; use scalene or polymage");
+  const std::size_t n = g.stages.size(), dims = g.common_dims();
+  GroupRegions regions(n);
+  const std::vector<std::int64_t> level = levels(g);
+  const auto slopes = group_slopes(g);
+  for (std::size_t s = n; s-- > 0;) {
+    const std::vector<Interval> domain = common_domain(g, s);
+    std::vector<Interval> want(dims);
+    if (shape == TileShape::PolyMage) {
+      for (std::size_t c = 0; c < dims; ++c)
+        want[c] = Interval(plus(tile[c].lo, -level[s] * slopes[c].first),
+                           plus(tile[c].hi, level[s] * slopes[c].second));
+    } else {
+      bool any = false;
+      const auto unite = [&](const std::vector<Interval>& box) {
+        for (std::size_t c = 0; c < dims; ++c)
+          want[c] =
+              any ? Interval(min_of(want[c].lo, box[c].lo), max_of(want[c].hi, box[c].hi)) : box[c];
+        any = true;
+      };
+      if (g.live_out[s]) unite(tile);
+      for (std::size_t e = 0; e < g.edges.size(); ++e) {
+        if (g.edges[e].first != s) continue;
+        const analysis::UniformDependence& dep = g.alignment.dependences[e];
+        const std::vector<Interval>& consumer = regions[g.edges[e].second];
+        std::vector<Interval> needed(dims);
+        for (std::size_t c = 0; c < dims; ++c)
+          needed[c] = dep.broadcast[c] ? Interval(zero(), zero())
+                                       : Interval(plus(consumer[c].lo, dep.lo[c]),
+                                                  plus(consumer[c].hi, dep.hi[c]));
+        unite(needed);
+      }
+      if (!any) // read by nothing in the group: nothing to compute
+        for (std::size_t c = 0; c < dims; ++c)
+          want[c] = Interval(domain[c].lo, plus(domain[c].lo, -1));
+    }
+    std::vector<Interval> region(dims);
+    for (std::size_t c = 0; c < dims; ++c)
+      region[c] = g.stage_dim[s][c] < 0 ? Interval(zero(), zero())
+                                        : Interval(max_of(want[c].lo, domain[c].lo),
+                                                   min_of(want[c].hi, domain[c].hi));
+    regions[s] = bind ? bind(s, region) : region;
+  }
+  return regions;
+}
+
+std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
+                                const std::vector<Interval>& region) {
+  std::vector<Interval> box(static_cast<std::size_t>(g.stages[s]->dimensions()));
+  for (std::size_t c = 0; c < g.common_dims(); ++c) {
+    const int k = g.stage_dim[s][c];
+    if (k < 0) continue;
+    box[static_cast<std::size_t>(k)] =
+        Interval(ceil_div(region[c].lo, g.scale[s][c]), floor_div(region[c].hi, g.scale[s][c]));
+  }
+  return box;
+}
+
+std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>
+region_margins(const GroupGeometry& g, TileShape shape) {
+  const std::size_t n = g.stages.size(), dims = g.common_dims();
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> margins(
+      n, std::vector<std::pair<std::int64_t, std::int64_t>>(dims, {0, 0}));
+  const std::vector<std::int64_t> level = levels(g);
+  const auto slopes = group_slopes(g);
+  for (std::size_t s = n; s-- > 0;) {
+    for (std::size_t c = 0; c < dims; ++c) {
+      if (g.stage_dim[s][c] < 0) continue;
+      auto& m = margins[s][c];
+      if (shape == TileShape::PolyMage) {
+        m = {level[s] * slopes[c].first, level[s] * slopes[c].second};
+        continue;
+      }
+      for (std::size_t e = 0; e < g.edges.size(); ++e) {
+        if (g.edges[e].first != s) continue;
+        const analysis::UniformDependence& dep = g.alignment.dependences[e];
+        const auto& below = margins[g.edges[e].second][c];
+        m.first = std::max(m.first, below.first + std::max<std::int64_t>(0, -dep.lo[c]));
+        m.second = std::max(m.second, below.second + std::max<std::int64_t>(0, dep.hi[c]));
+      }
+    }
+  }
+  return margins;
+}
+
+std::vector<Interval> tile_space(const GroupGeometry& g) {
+  std::vector<Interval> space(g.common_dims());
+  for (std::size_t s = 0; s < g.stages.size(); ++s) {
+    if (!g.live_out[s]) continue;
+    const std::vector<Interval> domain = common_domain(g, s);
+    for (std::size_t c = 0; c < g.common_dims(); ++c) {
+      if (g.stage_dim[s][c] < 0) continue;
+      space[c] = space[c].lo.defined() ? Interval(min_of(space[c].lo, domain[c].lo),
+                                                  max_of(space[c].hi, domain[c].hi))
+                                       : domain[c];
+    }
+  }
+  for (Interval& range : space)
+    if (!range.lo.defined()) range = Interval(zero(), zero());
+  return space;
+}
+
+GroupFootprint group_footprint(const Pipeline& p, const GroupSchedule& group, std::size_t index,
+                               const ParamValues& params) {
+  const GroupGeometry g = group_geometry(p, group, index);
+  const std::size_t dims = g.common_dims();
+  if (!group.tile_sizes.empty() && group.tile_sizes.size() != dims)
+    throw Error(g.name + " has " + std::to_string(group.tile_sizes.size()) +
+                " tile sizes for a common space of " + std::to_string(dims) + " dimensions");
+  const std::vector<Interval> space = tile_space(g);
+  std::vector<std::int64_t> lo(dims), hi(dims), size(dims);
+  GroupFootprint out;
+  out.tiles = 1;
+  for (std::size_t c = 0; c < dims; ++c) {
+    lo[c] = evaluate_int(space[c].lo, params, "the tile space");
+    hi[c] = evaluate_int(space[c].hi, params, "the tile space");
+    const std::int64_t extent = std::max<std::int64_t>(hi[c] - lo[c] + 1, 0);
+    size[c] = group.tile_sizes.empty() ? std::max<std::int64_t>(extent, 1) : group.tile_sizes[c];
+    if (size[c] < 1) throw Error(g.name + ": a tile size must be at least 1");
+    out.tile_counts.push_back((extent + size[c] - 1) / size[c]);
+    out.tiles *= out.tile_counts.back();
+  }
+  for (const FunctionPtr& f : g.stages) {
+    StageFootprint s;
+    s.stage = f->name();
+    s.scratchpad_extents.assign(static_cast<std::size_t>(f->dimensions()), 0);
+    s.domain_points = 1;
+    for (const Interval& range : f->domain())
+      s.domain_points *=
+          std::max<std::int64_t>(evaluate_int(range.hi, params, f->describe()) -
+                                     evaluate_int(range.lo, params, f->describe()) + 1,
+                                 0);
+    out.stages.push_back(std::move(s));
+  }
+  const auto constant = [&](const Expr& e) {
+    return Expr(evaluate_int(e, params, "a tile region"));
+  };
+  const auto bind = [&](std::size_t stage, const std::vector<Interval>& region) {
+    std::vector<Interval> values;
+    for (std::size_t c = 0; c < dims; ++c)
+      values.emplace_back(constant(region[c].lo), constant(region[c].hi));
+    std::int64_t points = 1;
+    StageFootprint& s = out.stages[stage];
+    const std::vector<Interval> box = stage_box(g, stage, values);
+    for (std::size_t k = 0; k < box.size(); ++k) {
+      const std::int64_t extent = std::max<std::int64_t>(
+          evaluate_int(box[k].hi, params) - evaluate_int(box[k].lo, params) + 1, 0);
+      points *= extent;
+      s.scratchpad_extents[k] = std::max(s.scratchpad_extents[k], extent);
+    }
+    s.computed_points += points;
+    return values;
+  };
+  std::vector<std::int64_t> t(dims, 0);
+  for (std::int64_t n = 0; n < out.tiles; ++n) {
+    std::vector<Interval> tile;
+    for (std::size_t c = 0; c < dims; ++c) {
+      const std::int64_t start = lo[c] + t[c] * size[c];
+      tile.emplace_back(Expr(start), Expr(std::min(start + size[c] - 1, hi[c])));
+    }
+    tile_regions(g, group.shape, tile, bind);
+    for (std::size_t c = dims; c-- > 0;) { // the next tile, last dimension fastest
+      if (++t[c] < out.tile_counts[c]) break;
+      t[c] = 0;
+    }
+  }
+  for (const StageFootprint& s : out.stages) {
+    out.computed_points += s.computed_points;
+    out.domain_points += s.domain_points;
+  }
+  out.redundant_fraction =
+      out.domain_points ? static_cast<double>(out.computed_points) / out.domain_points - 1 : 0;
+  return out;
+}
+
+} // namespace trapeze::lower

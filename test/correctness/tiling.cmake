@@ -1,0 +1,3 @@
+trapeze_add_gtest(correctness_tiling correctness
+  tiling_test.cpp
+)

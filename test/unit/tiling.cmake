@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_tiling unit
+  tiling_test.cpp
+)

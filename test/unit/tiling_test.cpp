@@ -1,0 +1,256 @@
+// Per-tile regions of fused groups (scalene and PolyMage shapes), their
+// footprints, and what tiled lowering and code generation produce or reject.
+#include "app.h"
+#include "codegen/cpp_codegen.h"
+#include "lower/loop_ir.h"
+#include "lower/lower_tiled.h"
+#include "lower/tile_regions.h"
+#include "trapeze/dsl.h"
+#include "trapeze/error.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace trapeze {
+namespace {
+
+using testing::HasSubstr;
+
+// A(x) = img(x); B(x) = A(x-1) + A(x+1) (width 1); C(x) = B(x-2) + B(x+2) (width 2).
+// A on [0, N+5], B on [1, N+4], C (output) on [3, N+2].
+Pipeline three_stage_chain() {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N + 6});
+  Func A("A", ScalarType::Float32, {x}, {{0, N + 5}});
+  A.define(img(x) * 2.0f);
+  Func B("B", ScalarType::Float32, {x}, {{1, N + 4}});
+  B.define(A(x - 1) + A(x + 1));
+  Func C("C", ScalarType::Float32, {x}, {{3, N + 2}});
+  C.define(B(x - 2) + B(x + 2));
+  return Pipeline({C}, "chain");
+}
+
+GroupSchedule chain_group(TileShape shape, std::vector<std::int64_t> sizes) {
+  GroupSchedule g;
+  g.stages = {"A", "B", "C"};
+  g.tile_sizes = std::move(sizes);
+  g.shape = shape;
+  return g;
+}
+
+// The regions of every stage for the tile [lo, hi] of the chain.
+std::vector<std::pair<std::int64_t, std::int64_t>> chain_regions(TileShape shape, std::int64_t lo,
+                                                                 std::int64_t hi) {
+  const Pipeline p = three_stage_chain();
+  const lower::GroupGeometry g = lower::group_geometry(p, chain_group(shape, {10}), 0);
+  const ParamValues params = {{"N", std::int64_t{100}}};
+  std::vector<std::pair<std::int64_t, std::int64_t>> out(3);
+  lower::tile_regions(
+      g, shape, {Interval(Expr(lo), Expr(hi))}, [&](std::size_t s, const std::vector<Interval>& r) {
+        out[s] = {evaluate_int(r[0].lo, params), evaluate_int(r[0].hi, params)};
+        return std::vector<Interval>{Interval(Expr(out[s].first), Expr(out[s].second))};
+      });
+  return out;
+}
+
+TEST(TileRegions, ScalenePropagatesEachEdgeOwnWidth) {
+  const auto r = chain_regions(TileShape::Scalene, 40, 49);
+  EXPECT_EQ(r[2], std::make_pair(std::int64_t{40}, std::int64_t{49})); // C: the tile
+  EXPECT_EQ(r[1], std::make_pair(std::int64_t{38}, std::int64_t{51})); // B: +-2
+  EXPECT_EQ(r[0], std::make_pair(std::int64_t{37}, std::int64_t{52})); // A: +-2 then +-1
+}
+
+TEST(TileRegions, PolyMageExtendsEveryLevelByTheWidestSlope) {
+  const auto r = chain_regions(TileShape::PolyMage, 40, 49);
+  EXPECT_EQ(r[2], std::make_pair(std::int64_t{40}, std::int64_t{49}));
+  EXPECT_EQ(r[1], std::make_pair(std::int64_t{38}, std::int64_t{51}));
+  EXPECT_EQ(r[0], std::make_pair(std::int64_t{36}, std::int64_t{53})); // 2 levels x 2
+}
+
+TEST(TileRegions, RegionsAreClampedToDomains) {
+  const auto r = chain_regions(TileShape::PolyMage, 3, 12);
+  EXPECT_EQ(r[1], std::make_pair(std::int64_t{1}, std::int64_t{14}));
+  EXPECT_EQ(r[0], std::make_pair(std::int64_t{0}, std::int64_t{16}));
+}
+
+TEST(TileRegions, ScaleneIsNeverWiderThanPolyMage) {
+  for (std::int64_t lo : {3, 20, 93}) {
+    const auto s = chain_regions(TileShape::Scalene, lo, lo + 9);
+    const auto m = chain_regions(TileShape::PolyMage, lo, lo + 9);
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_LE(m[k].first, s[k].first) << "stage " << k << " tile " << lo;
+      EXPECT_GE(m[k].second, s[k].second) << "stage " << k << " tile " << lo;
+    }
+  }
+}
+
+TEST(TileRegions, MarginsBoundTheRegions) {
+  const Pipeline p = three_stage_chain();
+  const lower::GroupGeometry g = lower::group_geometry(p, chain_group(TileShape::Scalene, {10}), 0);
+  const auto scalene = lower::region_margins(g, TileShape::Scalene);
+  const auto polymage = lower::region_margins(g, TileShape::PolyMage);
+  EXPECT_EQ(scalene[0][0], std::make_pair(std::int64_t{3}, std::int64_t{3}));
+  EXPECT_EQ(scalene[1][0], std::make_pair(std::int64_t{2}, std::int64_t{2}));
+  EXPECT_EQ(polymage[0][0], std::make_pair(std::int64_t{4}, std::int64_t{4}));
+  EXPECT_EQ(polymage[2][0], std::make_pair(std::int64_t{0}, std::int64_t{0}));
+}
+
+TEST(GroupFootprint, ScratchpadsAndRedundancyOfBothShapes) {
+  const Pipeline p = three_stage_chain();
+  const ParamValues params = {{"N", std::int64_t{100}}};
+  const lower::GroupFootprint s =
+      lower::group_footprint(p, chain_group(TileShape::Scalene, {10}), 0, params);
+  const lower::GroupFootprint m =
+      lower::group_footprint(p, chain_group(TileShape::PolyMage, {10}), 0, params);
+  EXPECT_EQ(s.tiles, 10);
+  EXPECT_EQ(s.tile_counts, std::vector<std::int64_t>{10});
+  ASSERT_EQ(s.stages.size(), 3u);
+  EXPECT_EQ(s.stages[0].stage, "A");
+  EXPECT_EQ(s.stages[0].scratchpad_extents, std::vector<std::int64_t>{16});
+  EXPECT_EQ(m.stages[0].scratchpad_extents, std::vector<std::int64_t>{18});
+  EXPECT_EQ(s.stages[1].scratchpad_extents, std::vector<std::int64_t>{14});
+  EXPECT_EQ(s.stages[0].computed_points, 160);
+  EXPECT_EQ(m.stages[0].computed_points, 178);
+  EXPECT_EQ(s.stages[1].computed_points, 140);
+  EXPECT_EQ(s.stages[2].computed_points, 100);
+  EXPECT_EQ(s.domain_points, 106 + 104 + 100);
+  EXPECT_EQ(s.computed_points, 400);
+  EXPECT_DOUBLE_EQ(s.redundant_fraction, 400.0 / 310.0 - 1);
+  EXPECT_LT(s.redundant_fraction, m.redundant_fraction);
+}
+
+TEST(GroupFootprint, UntiledGroupIsOneTileWithoutRedundancy) {
+  const Pipeline p = three_stage_chain();
+  const lower::GroupFootprint f =
+      lower::group_footprint(p, chain_group(TileShape::Scalene, {}), 0, {{"N", std::int64_t{100}}});
+  EXPECT_EQ(f.tiles, 1);
+  EXPECT_LE(f.computed_points, f.domain_points);
+}
+
+TEST(GroupFootprint, ScaleneScratchpadsOfUnsharpAreTighter) {
+  const apps::App& app = apps::find_app("unsharp");
+  const Pipeline p = app.build();
+  const ParamValues params = p.bind(app.small_size);
+  GroupSchedule g = apps::make_manual_schedule_unsharp(p).groups[0];
+  g.tile_sizes = {1, 8, 16};
+  const lower::GroupFootprint s = lower::group_footprint(p, g, 0, params);
+  g.shape = TileShape::PolyMage;
+  const lower::GroupFootprint m = lower::group_footprint(p, g, 0, params);
+  ASSERT_EQ(s.stages[0].stage, "blurx");
+  EXPECT_LT(s.computed_points, m.computed_points);
+  EXPECT_GT(s.redundant_fraction, 0);
+}
+
+TEST(LowerSchedule, TiledGroupHasTileLoopsAndScratchpads) {
+  const apps::App& app = apps::find_app("blur");
+  const Pipeline p = app.build();
+  const std::string ir =
+      lower::to_string(lower::lower_schedule(p, apps::make_manual_schedule_blur(p)));
+  EXPECT_THAT(ir, HasSubstr("x_tile"));
+  EXPECT_THAT(ir, HasSubstr("stack"));
+  EXPECT_THAT(ir, HasSubstr("scalene shape"));
+}
+
+TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
+  const apps::App& app = apps::find_app("unsharp");
+  const Pipeline p = app.build();
+  const std::string src = codegen::generate_cpp(p, apps::make_manual_schedule_unsharp(p)).source;
+  EXPECT_THAT(src, HasSubstr("#pragma omp parallel num_threads(tz_threads)"));
+  EXPECT_THAT(src, HasSubstr("#pragma omp for collapse(2)"));
+  EXPECT_THAT(src, HasSubstr("per thread (64-byte aligned), holds blurx"));
+  EXPECT_THAT(src, testing::Not(HasSubstr("holds sharpen"))); // inlined
+}
+
+TEST(LowerSchedule, LiveOutReadInItsGroupIsCopiedOutOfAPrivateScratchpad) {
+  const Pipeline p = apps::find_app("harris").build();
+  Schedule s = apps::make_manual_schedule_harris(p);
+  GroupSchedule rest = s.groups[0];
+  s.groups[0].stages = {"Ix", "Ixx", "Sxx"};
+  rest.stages = {"Iy", "Iyy", "Ixy", "Syy", "Sxy", "det", "trace", "harris"};
+  s.groups.push_back(rest);
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(ir, HasSubstr("Ix_tile"));
+  EXPECT_THAT(ir, HasSubstr("Ix: the tile's part, from its scratchpad to its full buffer"));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("Sxx_tile"))); // read by no stage of its group
+}
+
+TEST(LowerSchedule, NaiveScheduleIsTheNaiveLowering) {
+  const Pipeline p = apps::find_app("harris").build();
+  EXPECT_EQ(codegen::generate_cpp(p).source, codegen::generate_cpp(p, Schedule::naive(p)).source);
+}
+
+TEST(LowerScheduleErrors, InliningAStageWithCases) {
+  const Pipeline p = apps::find_app("harris").build();
+  Schedule s = apps::make_manual_schedule_harris(p);
+  s.storage["Ixx"] = Storage::Inlined;
+  try {
+    lower::lower_schedule(p, s);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'Ixx'"));
+    EXPECT_THAT(e.what(), HasSubstr("cannot be inlined"));
+  }
+}
+
+TEST(LowerScheduleErrors, InnerTilesWithoutOuterTiles) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].tile_sizes = {};
+  s.groups[0].inner_tile_sizes = {8, 64};
+  try {
+    lower::lower_schedule(p, s);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("group 0 (blurx, blury)"));
+    EXPECT_THAT(e.what(), HasSubstr("inner tiles need outer tile sizes"));
+  }
+}
+
+TEST(LowerSchedule, InnerTilesAreSerialParallelograms) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].inner_tile_sizes = {8, 64};
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(ir, HasSubstr("inner parallelogram tiles [8, 64]"));
+  EXPECT_THAT(ir, HasSubstr("blurx_y_band_hi"));
+}
+
+TEST(LowerScheduleErrors, WrongNumberOfTileSizes) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].tile_sizes = {8};
+  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
+              testing::ThrowsMessage<Error>(HasSubstr("has 1 tile sizes")));
+}
+
+TEST(LowerScheduleErrors, ScratchpadForALiveOut) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.storage["blury"] = Storage::Scratchpad;
+  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
+              testing::ThrowsMessage<Error>(HasSubstr("needs a full buffer")));
+}
+
+TEST(LowerScheduleErrors, GroupThatCannotBeAligned) {
+  const Pipeline p = apps::find_app("harris").build();
+  Schedule s = apps::make_manual_schedule_harris(p);
+  GroupSchedule rest = s.groups[0];
+  s.groups[0].stages = {"Ix", "Iy"};
+  rest.stages = {"Ixx", "Iyy", "Ixy", "Sxx", "Syy", "Sxy", "det", "trace", "harris"};
+  s.groups.push_back(rest);
+  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
+              testing::ThrowsMessage<Error>(testing::AllOf(
+                  HasSubstr("group 0 (Ix, Iy) cannot be tiled"), HasSubstr("not connected"))));
+}
+
+TEST(LowerScheduleErrors, RectangleShape) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].shape = TileShape::Rectangle;
+  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
+              testing::ThrowsMessage<Error>(HasSubstr("rectangle tile shape is not supported")));
+}
+
+} // namespace
+} // namespace trapeze
