@@ -61,6 +61,7 @@ App make_blur_app() {
   app.default_size = blur_size_for_image(4800, 6400);
   app.small_size = blur_size_for_image(64, 80);
   app.make_inputs = blur_inputs;
+  app.manual_schedule = make_manual_schedule_blur;
   app.size_for_image = blur_size_for_image;
   app.inputs_from_image = [](const Pipeline& p, const ParamValues& params, const Buffer& image) {
     return image_input(p, params, image, "img", 1, 0, 0); // the whole image, grey

@@ -92,6 +92,7 @@ App make_harris_app() {
   app.default_size = harris_size_for_image(2832, 4256);
   app.small_size = harris_size_for_image(64, 80);
   app.make_inputs = harris_inputs;
+  app.manual_schedule = make_manual_schedule_harris;
   app.size_for_image = harris_size_for_image;
   app.inputs_from_image = [](const Pipeline& p, const ParamValues& params, const Buffer& image) {
     return image_input(p, params, image, "img", 1, 0, 0); // the whole image, grey

@@ -91,6 +91,7 @@ App make_unsharp_app() {
   app.default_size = unsharp_size_for_image(2832, 4256);
   app.small_size = unsharp_size_for_image(64, 80);
   app.make_inputs = unsharp_inputs;
+  app.manual_schedule = make_manual_schedule_unsharp;
   app.size_for_image = unsharp_size_for_image;
   app.inputs_from_image = [](const Pipeline& p, const ParamValues& params, const Buffer& image) {
     return image_input(p, params, image, "img", 3, 2, 2); // colour, inside the 2-pixel zero border

@@ -232,10 +232,10 @@ TEST_F(Cli, ScheduleAndSchedulerExcludeEachOther) {
 }
 
 TEST_F(Cli, ManualSchedulerNeedsAnAppWithOne) {
-  // blur has no hand-written schedule yet; when it gets one, pick an app without.
-  CliResult r = run("run blur --scheduler manual --reps 1");
+  // camera_pipe has no hand-written schedule yet; when it gets one, pick an app without.
+  CliResult r = run("run camera_pipe --scheduler manual --reps 1");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("app blur has no hand-written schedule yet"));
+  EXPECT_THAT(r.err, HasSubstr("app camera_pipe has no hand-written schedule yet"));
   const CliResult ir = run("explain blur --ir");
   const fs::path file = dir_ / "blur.tz";
   std::ofstream(file) << ir.out;
