@@ -41,12 +41,19 @@ void add_explain_command(CLI::App& root, int& exit_code) {
       if (o->json && chosen) {
         auto doc = nlohmann::ordered_json::parse(explain_json(p, bound));
         doc["schedule"] = schedule_json(p, *chosen);
+        chosen->schedule.validate(p);
+        doc["schedule"]["footprints"] =
+            nlohmann::ordered_json::parse(explain_footprints_json(p, chosen->schedule, bound));
         fmt::print("{}\n", doc.dump(2));
       } else if (o->json) {
         fmt::print("{}\n", explain_json(p, bound));
       } else {
         fmt::print("{}\n", explain_text(p, bound));
-        if (chosen) fmt::print("{}", schedule_text(p, *chosen));
+        if (chosen) {
+          fmt::print("{}", schedule_text(p, *chosen));
+          chosen->schedule.validate(p);
+          fmt::print("{}", explain_footprints_text(p, chosen->schedule, bound));
+        }
       }
     }
     exit_code = 0;
