@@ -6,7 +6,21 @@
 namespace trapeze::apps {
 
 const std::vector<App>& all_apps() {
-  static const std::vector<App> apps = {make_blur_app(), make_unsharp_app(), make_harris_app()};
+  static const std::vector<App> apps = {
+      make_blur_app(),
+      make_unsharp_app(),
+      make_harris_app(),
+      // Local Laplacian and the eight multigrid pipelines (helper apps4).
+      make_local_laplacian_app(),
+      make_multigrid_app({2, 'V', 4, 4, 4}),
+      make_multigrid_app({2, 'V', 10, 0, 0}),
+      make_multigrid_app({2, 'W', 4, 4, 4}),
+      make_multigrid_app({2, 'W', 10, 0, 0}),
+      make_multigrid_app({3, 'V', 4, 4, 4}),
+      make_multigrid_app({3, 'V', 10, 0, 0}),
+      make_multigrid_app({3, 'W', 4, 4, 4}),
+      make_multigrid_app({3, 'W', 10, 0, 0}),
+  };
   return apps;
 }
 
