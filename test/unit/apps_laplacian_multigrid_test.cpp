@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace trapeze::apps {
 namespace {
@@ -158,9 +160,29 @@ INSTANTIATE_TEST_SUITE_P(Configs, Multigrid,
                                          MultigridCase{{3, 'W', 10, 0, 0}, 79, 10}),
                          config_name);
 
+TEST(Multigrid, AllEightAreRegisteredAfterTheLocalLaplacian) {
+  std::vector<std::string> names;
+  for (const App& a : all_apps())
+    names.push_back(a.name);
+  const auto at = std::find(names.begin(), names.end(), "local_laplacian");
+  ASSERT_NE(at, names.end());
+  EXPECT_EQ(
+      std::vector<std::string>(at, std::min(at + 9, names.end())),
+      (std::vector<std::string>{"local_laplacian", "mg_jacobi2d_v_444", "mg_jacobi2d_v_1000",
+                                "mg_jacobi2d_w_444", "mg_jacobi2d_w_1000", "mg_jacobi3d_v_444",
+                                "mg_jacobi3d_v_1000", "mg_jacobi3d_w_444", "mg_jacobi3d_w_1000"}));
+}
+
 TEST(Multigrid, TakesNoImage) {
   try {
     find_app("mg_jacobi2d_v_444").size_for_image(64, 64);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("multigrid apps take no image"));
+  }
+  const Pipeline p = find_app("mg_jacobi3d_w_444").build();
+  try {
+    find_app("mg_jacobi3d_w_444").inputs_from_image(p, {}, Buffer(ScalarType::UInt8, {4, 4}));
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("multigrid apps take no image"));
