@@ -234,8 +234,9 @@ BufferMap local_laplacian_inputs(const Pipeline& p, const ParamValues& params) {
   return place_colour(p, params, synthetic_image(spec));
 }
 
-/// The user's PNG as 16-bit colour: 8-bit samples scaled by 257, grey
-/// replicated to the three channels, alpha dropped.
+/// The user's PNG as 16-bit colour in the spec's channel order (0 blue,
+/// 1 green, 2 red; PNG planes are red, green, blue): 8-bit samples scaled by
+/// 257, grey replicated to the three channels, alpha dropped.
 BufferMap local_laplacian_image_inputs(const Pipeline& p, const ParamValues& params,
                                        const Buffer& image) {
   const int dims = image.dimensions();
@@ -244,7 +245,7 @@ BufferMap local_laplacian_image_inputs(const Pipeline& p, const ParamValues& par
   const double scale = image.type() == ScalarType::UInt8 ? 257.0 : 1.0;
   Buffer colour(ScalarType::UInt16, {3, rows, cols});
   for (std::int64_t ch = 0; ch < 3; ++ch) {
-    const std::int64_t plane = planes >= 3 ? ch : 0;
+    const std::int64_t plane = planes >= 3 ? 2 - ch : 0; // PNG planes are R, G, B
     for (std::int64_t i = 0; i < rows * cols; ++i)
       colour.set_from_double(ch * rows * cols + i,
                              image.get_as_double(plane * rows * cols + i) * scale);

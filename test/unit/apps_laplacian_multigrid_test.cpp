@@ -39,6 +39,31 @@ TEST(LocalLaplacian, ImagesSmallerThanTheCoarsestLevelAreRejected) {
   }
 }
 
+TEST(LocalLaplacian, PngsBecome16BitColourInBlueGreenRedOrder) {
+  const App& app = find_app("local_laplacian");
+  const Pipeline p = app.build();
+  const ParamValues params = p.bind(app.size_for_image(128, 130));
+  Buffer rgb(ScalarType::UInt8, {3, 128, 130});
+  for (std::int64_t i = 0; i < 128 * 130; ++i) {
+    rgb.set_from_double(i, 255);               // red
+    rgb.set_from_double(128 * 130 + i, 0);     // green
+    rgb.set_from_double(2 * 128 * 130 + i, 1); // blue
+  }
+  const Buffer colour = app.inputs_from_image(p, params, rgb).at("img_colour");
+  ASSERT_EQ(colour.extents(), (std::vector<std::int64_t>{3, 132, 134}));
+  EXPECT_EQ(colour.at<std::uint16_t>({0, 2, 2}), 257);       // blue, scaled by 257
+  EXPECT_EQ(colour.at<std::uint16_t>({1, 50, 60}), 0);       // green
+  EXPECT_EQ(colour.at<std::uint16_t>({2, 129, 131}), 65535); // red
+  EXPECT_EQ(colour.at<std::uint16_t>({2, 1, 5}), 0);         // the zero border
+  EXPECT_EQ(colour.at<std::uint16_t>({2, 130, 5}), 0);
+
+  Buffer grey(ScalarType::UInt16, {128, 130});
+  grey.set_from_double(0, 1234);
+  const Buffer g = app.inputs_from_image(p, params, grey).at("img_colour");
+  for (std::int64_t c = 0; c < 3; ++c)
+    EXPECT_EQ(g.at<std::uint16_t>({c, 2, 2}), 1234) << c;
+}
+
 /// remapLUT and gPyramid_L0 on an image whose interior is 32768 everywhere.
 TEST(LocalLaplacian, RemapLutAndFirstPyramidLevelByHand) {
   const Pipeline full = find_app("local_laplacian").build();
