@@ -70,6 +70,21 @@ Schedule make_manual_schedule_unsharp(const Pipeline& p);
 /// over (x, y), scalene, both tile loops collapsed and parallel.
 Schedule make_manual_schedule_harris(const Pipeline& p);
 
+// Local Laplacian and multigrid (helper apps4).
+App make_local_laplacian_app(); ///< [7] local Laplacian filter
+/// [8] one multigrid Jacobi pipeline: dims 2 or 3, cycle 'V' or 'W', nu1
+/// pre- and nu2 post-smoothing steps, nuc steps on the coarsest level.
+struct MultigridConfig {
+  int dims = 2;
+  char cycle = 'V';
+  int nu1 = 4, nu2 = 4, nuc = 4;
+  /// "mg_jacobi2d_v_444"
+  std::string name() const;
+};
+/// The pipeline of `config` (finest level L = 3, coarsest size parameter n).
+Pipeline build_multigrid(const MultigridConfig& config);
+App make_multigrid_app(const MultigridConfig& config); ///< [8] multigrid Jacobi
+
 // Helpers shared by the app files (app_support.cpp).
 
 /// The extents of input `input` of `p` for `params` (completed with the

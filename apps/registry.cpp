@@ -16,6 +16,16 @@ const std::vector<App>& all_apps() {
       make_camera_pipe_app(),
       make_pyramid_blend_app(),
       make_interpolate_app(),
+      make_local_laplacian_app(),
+      // The eight multigrid cycles: (dimensions, cycle, nu1, nu2, nuc).
+      make_multigrid_app({2, 'V', 4, 4, 4}),
+      make_multigrid_app({2, 'V', 10, 0, 0}),
+      make_multigrid_app({2, 'W', 4, 4, 4}),
+      make_multigrid_app({2, 'W', 10, 0, 0}),
+      make_multigrid_app({3, 'V', 4, 4, 4}),
+      make_multigrid_app({3, 'V', 10, 0, 0}),
+      make_multigrid_app({3, 'W', 4, 4, 4}),
+      make_multigrid_app({3, 'W', 10, 0, 0}),
   };
   // clang-format on
   return apps;
