@@ -96,6 +96,14 @@ std::vector<std::int64_t> input_extents(const Pipeline& p, const std::string& in
 /// 0.299 R + 0.587 G + 0.114 B; 3: colour, grey replicated; alpha dropped),
 /// and placed at (row0, col0) of a zero buffer ([rows][cols] for 1 channel,
 /// [3][rows][cols] for 3).
+/// A deterministic synthetic float32 image in [0, 1] filling the whole of
+/// input `input` (for apps whose input is the image itself, no ghost zone).
+BufferMap synthetic_float_input(const Pipeline& p, const ParamValues& params,
+                                const std::string& input, std::uint64_t seed);
+/// A schedule of one group holding every stage of `p`, tiled `tile_sizes`,
+/// scalene, parallel over `parallel_tile_dims` collapsed tile loops.
+Schedule fuse_all_stages(const Pipeline& p, std::vector<std::int64_t> tile_sizes,
+                         int parallel_tile_dims, std::string reason);
 BufferMap image_input(const Pipeline& p, const ParamValues& params, const Buffer& image,
                       const std::string& input, int channels, std::int64_t row0, std::int64_t col0);
 /// Throws trapeze::Error unless rows x cols is at least min_rows x min_cols.

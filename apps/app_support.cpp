@@ -62,4 +62,29 @@ BufferMap image_input(const Pipeline& p, const ParamValues& params, const Buffer
   return BufferMap{{input, out}};
 }
 
+BufferMap synthetic_float_input(const Pipeline& p, const ParamValues& params,
+                                const std::string& input, std::uint64_t seed) {
+  SyntheticSpec spec;
+  spec.type = ScalarType::Float32;
+  spec.extents = input_extents(p, input, params);
+  spec.lo = 0.0;
+  spec.hi = 1.0;
+  spec.seed = seed;
+  return {{input, synthetic_image(spec)}};
+}
+
+Schedule fuse_all_stages(const Pipeline& p, std::vector<std::int64_t> tile_sizes,
+                         int parallel_tile_dims, std::string reason) {
+  GroupSchedule g;
+  for (const auto& f : p.stages())
+    g.stages.push_back(f->name());
+  g.tile_sizes = std::move(tile_sizes);
+  g.shape = TileShape::Scalene;
+  g.parallel_tile_dims = parallel_tile_dims;
+  g.reasons = {std::move(reason)};
+  Schedule s;
+  s.groups = {std::move(g)};
+  return s;
+}
+
 } // namespace trapeze::apps

@@ -42,13 +42,7 @@ ParamValues blur_size_for_image(std::int64_t rows, std::int64_t cols) {
 }
 
 BufferMap blur_inputs(const Pipeline& p, const ParamValues& params) {
-  SyntheticSpec spec;
-  spec.type = ScalarType::Float32;
-  spec.extents = input_extents(p, "img", params);
-  spec.lo = 0.0;
-  spec.hi = 1.0;
-  spec.seed = 1;
-  return {{"img", synthetic_image(spec)}};
+  return synthetic_float_input(p, params, "img", 1);
 }
 
 } // namespace
@@ -71,16 +65,8 @@ App make_blur_app() {
 }
 
 Schedule make_manual_schedule_blur(const Pipeline& p) {
-  GroupSchedule g;
-  for (const auto& f : p.stages())
-    g.stages.push_back(f->name());
-  g.tile_sizes = {32, 256};
-  g.shape = TileShape::Scalene;
-  g.parallel_tile_dims = 2;
-  g.reasons = {"hand-written: both stages fused; a 34-row scratchpad of blurx per tile"};
-  Schedule s;
-  s.groups = {g};
-  return s;
+  return fuse_all_stages(p, {32, 256}, 2,
+                         "hand-written: both stages fused; a 34-row scratchpad of blurx per tile");
 }
 
 } // namespace trapeze::apps

@@ -73,13 +73,7 @@ ParamValues harris_size_for_image(std::int64_t rows, std::int64_t cols) {
 }
 
 BufferMap harris_inputs(const Pipeline& p, const ParamValues& params) {
-  SyntheticSpec spec;
-  spec.type = ScalarType::Float32;
-  spec.extents = input_extents(p, "img", params);
-  spec.lo = 0.0;
-  spec.hi = 1.0;
-  spec.seed = 2;
-  return {{"img", synthetic_image(spec)}};
+  return synthetic_float_input(p, params, "img", 2);
 }
 
 } // namespace
@@ -102,16 +96,8 @@ App make_harris_app() {
 }
 
 Schedule make_manual_schedule_harris(const Pipeline& p) {
-  GroupSchedule g;
-  for (const auto& f : p.stages())
-    g.stages.push_back(f->name());
-  g.tile_sizes = {32, 256};
-  g.shape = TileShape::Scalene;
-  g.parallel_tile_dims = 2;
-  g.reasons = {"hand-written: all stages fused; stages with cases stay in scratchpads"};
-  Schedule s;
-  s.groups = {g};
-  return s;
+  return fuse_all_stages(p, {32, 256}, 2,
+                         "hand-written: all stages fused; stages with cases stay in scratchpads");
 }
 
 } // namespace trapeze::apps

@@ -101,15 +101,9 @@ App make_unsharp_app() {
 }
 
 Schedule make_manual_schedule_unsharp(const Pipeline& p) {
-  GroupSchedule g;
-  for (const auto& f : p.stages())
-    g.stages.push_back(f->name());
-  g.tile_sizes = {1, 8, 512};
-  g.shape = TileShape::Scalene;
-  g.parallel_tile_dims = 2;
-  g.reasons = {"hand-written: all four stages fused, sharpen (point-wise) inlined into mask"};
-  Schedule s;
-  s.groups = {g};
+  Schedule s = fuse_all_stages(
+      p, {1, 8, 512}, 2,
+      "hand-written: all four stages fused, sharpen (point-wise) inlined into mask");
   s.storage["sharpen"] = Storage::Inlined;
   return s;
 }

@@ -39,8 +39,8 @@ BufferMap interpret(const Pipeline& p, const ParamValues& params, const BufferMa
 struct BufferMismatch {
   std::vector<std::int64_t> index; ///< buffer index of the first differing element
   double expected = 0, actual = 0;
-  std::int64_t count = 0;   ///< number of differing elements
-  double max_error = 0;     ///< largest |actual - expected| / max(1, |expected|)
+  std::int64_t count = 0; ///< number of differing elements
+  double max_error = 0;   ///< largest |actual - expected| / max(1, |expected|)
   /// "element [1][20][33]: expected 0.5, got 0.49 (3 elements differ, largest error 0.02)".
   std::string str() const;
 };

@@ -33,8 +33,8 @@ void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
 
 // The variable under a (possibly widening) cast, or nullptr.
 const VarRef* as_var(const Expr& e) {
-  if (const auto* c = e.as<Cast>(); c && is_integer(c->type) && c->type != ScalarType::Bool &&
-                                     byte_size(c->type) >= 4)
+  if (const auto* c = e.as<Cast>();
+      c && is_integer(c->type) && c->type != ScalarType::Bool && byte_size(c->type) >= 4)
     return c->value.as<VarRef>();
   return e.as<VarRef>();
 }
@@ -87,16 +87,16 @@ CaseRegion case_region(const Function& f, const Expr& condition) {
   for (const Expr& c : conjuncts) {
     if (const auto* k = c.as<IntConst>(); k && k->value != 0) continue; // `true`
     if (apply_bound(f, region.box, c)) continue;
-    region.residual = region.residual.defined()
-                          ? Binary::make(BinaryOp::And, region.residual, c)
-                          : c;
+    region.residual =
+        region.residual.defined() ? Binary::make(BinaryOp::And, region.residual, c) : c;
   }
   return region;
 }
 
 std::vector<CaseRegion> case_regions(const Function& f) {
   std::vector<CaseRegion> out;
-  for (const ir::Case& c : f.definition().cases) out.push_back(case_region(f, c.condition));
+  for (const ir::Case& c : f.definition().cases)
+    out.push_back(case_region(f, c.condition));
   return out;
 }
 

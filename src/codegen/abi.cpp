@@ -7,13 +7,15 @@ namespace trapeze::codegen {
 
 std::string entry_symbol(const Pipeline& p) {
   std::string s = "trapeze_";
-  for (char c : p.name()) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  for (char c : p.name())
+    s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
   return s;
 }
 
 std::string signature(const Pipeline& p) {
   std::string s = "trapeze-abi-1;params:";
-  for (const ParamInfo& q : p.params()) s += q.name + ":" + std::string(type_name(q.type)) + ",";
+  for (const ParamInfo& q : p.params())
+    s += q.name + ":" + std::string(type_name(q.type)) + ",";
   s += ";inputs:";
   for (const auto& in : p.inputs())
     s += in->name() + ":" + std::string(type_name(in->type())) + ":" +

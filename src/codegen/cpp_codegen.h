@@ -10,10 +10,10 @@ namespace trapeze::codegen {
 
 /// A generated C++ translation unit.
 struct CppModule {
-  std::string source;        ///< the complete .cpp text (includes, helpers, entry function)
-  std::string entry_symbol;  ///< codegen::entry_symbol(p)
-  std::string signature;     ///< codegen::signature(p), also returned by <entry>_signature()
-  std::string header;        ///< a .h declaring the entry function (for AOT users)
+  std::string source;       ///< the complete .cpp text (includes, helpers, entry function)
+  std::string entry_symbol; ///< codegen::entry_symbol(p)
+  std::string signature;    ///< codegen::signature(p), also returned by <entry>_signature()
+  std::string header;       ///< a .h declaring the entry function (for AOT users)
 };
 
 /// Lowers `p` with the default (naive) schedule and prints it as C++: every

@@ -12,7 +12,8 @@ namespace {
 
 std::string extents_text(const std::vector<std::int64_t>& e) {
   std::string s;
-  for (std::size_t i = 0; i < e.size(); ++i) s += (i ? " x " : "") + std::to_string(e[i]);
+  for (std::size_t i = 0; i < e.size(); ++i)
+    s += (i ? " x " : "") + std::to_string(e[i]);
   return s;
 }
 
@@ -20,7 +21,8 @@ std::string extents_text(const std::vector<std::int64_t>& e) {
 
 std::string explain_footprints_text(const Pipeline& p, const Schedule& schedule,
                                     const ParamValues& bound) {
-  std::string out = "\nFootprints (for the bound parameters)\n-------------------------------------\n";
+  std::string out =
+      "\nFootprints (for the bound parameters)\n-------------------------------------\n";
   for (std::size_t g = 0; g < schedule.groups.size(); ++g) {
     const GroupSchedule& group = schedule.groups[g];
     const lower::GroupFootprint f = lower::group_footprint(p, group, g, bound);
