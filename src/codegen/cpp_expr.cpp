@@ -72,17 +72,9 @@ int power_of_two(const Expr& e) {
 }
 
 const char* math_name(UnaryOp op) {
-  switch (op) {
-  case UnaryOp::Sqrt: return "sqrt";
-  case UnaryOp::Exp: return "exp";
-  case UnaryOp::Log: return "log";
-  case UnaryOp::Floor: return "floor";
-  case UnaryOp::Ceil: return "ceil";
-  case UnaryOp::Sin: return "sin";
-  case UnaryOp::Cos: return "cos";
-  case UnaryOp::Abs: return "fabs";
-  default: TRAPEZE_ASSERT(false, "not a math function");
-  }
+  TRAPEZE_ASSERT(op != UnaryOp::Neg && op != UnaryOp::Not, "not a math function");
+  // The DSL's names are C's <math.h> names, except abs on floats.
+  return op == UnaryOp::Abs ? "fabs" : unary_op_name(op);
 }
 
 class Printer {
