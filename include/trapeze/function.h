@@ -16,6 +16,7 @@
 
 #include "trapeze/expr.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,11 @@ struct Definition {
   std::optional<Reduction> reduction;
   bool is_reduction() const { return reduction.has_value(); }
 };
+
+/// Calls `fn` on every expression of a definition, in a fixed order: each
+/// case's condition and value, the default (if any), and for a reduction its
+/// domain bounds, its init, and each update's target indices then value.
+void for_each_expr(const Definition& d, const std::function<void(const Expr&)>& fn);
 
 /// A stage: the contents of a DSL Func.
 class Function {

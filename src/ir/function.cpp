@@ -115,29 +115,35 @@ void check_scope(const Function& f, const Expr& e, const std::vector<std::string
   });
 }
 
+} // namespace
+
+void for_each_expr(const Definition& d, const std::function<void(const Expr&)>& fn) {
+  for (const Case& c : d.cases)
+    fn(c.condition), fn(c.value);
+  if (d.otherwise.defined()) fn(d.otherwise);
+  if (!d.reduction) return;
+  for (const Interval& i : d.reduction->rdom)
+    fn(i.lo), fn(i.hi);
+  fn(d.reduction->init);
+  for (const ReductionUpdate& u : d.reduction->updates) {
+    for (const Expr& t : u.target)
+      fn(t);
+    fn(u.value);
+  }
+}
+
+namespace {
+
 // Finds a chain of stages from `from` back to `target`; empty if none.
 bool find_path(const Function* from, const Function* target, std::set<const Function*>& visited,
                std::vector<std::string>& path) {
   if (!visited.insert(from).second || !from->has_definition()) return false;
   std::vector<const Function*> next;
-  const auto collect = [&](const Expr& e) {
-    if (!e.defined()) return;
+  for_each_expr(from->definition(), [&](const Expr& e) {
     for_each_node(e, [&](const Expr& n) {
       if (const auto* a = n.as<Access>(); a && a->func) next.push_back(a->func.get());
     });
-  };
-  const Definition& d = from->definition();
-  for (const Case& c : d.cases)
-    collect(c.condition), collect(c.value);
-  collect(d.otherwise);
-  if (d.reduction) {
-    collect(d.reduction->init);
-    for (const auto& u : d.reduction->updates) {
-      collect(u.value);
-      for (const Expr& t : u.target)
-        collect(t);
-    }
-  }
+  });
   for (const Function* n : next) {
     if (n == target || find_path(n, target, visited, path)) {
       path.push_back(n->name());

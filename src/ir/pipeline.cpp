@@ -15,29 +15,16 @@ using namespace ir;
 namespace {
 
 // Every expression of a stage's definition and domain, in a fixed order.
-void for_each_expr(const Function& f, const std::function<void(const Expr&)>& fn) {
+void for_each_stage_expr(const Function& f, const std::function<void(const Expr&)>& fn) {
   for (const Interval& i : f.domain())
     fn(i.lo), fn(i.hi);
-  const Definition& d = f.definition();
-  for (const ir::Case& c : d.cases)
-    fn(c.condition), fn(c.value);
-  if (d.otherwise.defined()) fn(d.otherwise);
-  if (d.reduction) {
-    for (const Interval& i : d.reduction->rdom)
-      fn(i.lo), fn(i.hi);
-    fn(d.reduction->init);
-    for (const auto& u : d.reduction->updates) {
-      for (const Expr& t : u.target)
-        fn(t);
-      fn(u.value);
-    }
-  }
+  ir::for_each_expr(f.definition(), fn);
 }
 
 // The accesses of a stage's definition, in order of appearance.
 std::vector<const Access*> accesses_of(const Function& f) {
   std::vector<const Access*> out;
-  for_each_expr(f, [&](const Expr& e) {
+  for_each_stage_expr(f, [&](const Expr& e) {
     for_each_node(e, [&](const Expr& n) {
       if (const auto* a = n.as<Access>()) out.push_back(a);
     });
@@ -93,7 +80,7 @@ Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
     if (!on_stack.insert(f.get()).second)
       throw Error("cycle through stage " + f->describe()); // define() prevents this
     claim_name(f->name(), f.get(), "stage " + f->describe());
-    for_each_expr(*f, note_params);
+    for_each_stage_expr(*f, note_params);
     for (const Access* a : accesses_of(*f)) {
       if (a->func) {
         visit(a->func, f.get());
