@@ -9,7 +9,8 @@ namespace trapeze::lower {
 
 /// Lowers `p` group by group, in topological order of the groups.
 ///  * An untiled group of one stage is the naive nest over its domain
-///    (lower_stage), into a full buffer; Schedule::naive(p) gives lower_naive.
+///    (lower_stage), into a full buffer; the naive schedule (Schedule::naive) is
+///    lowered this way too.
 ///  * A tiled group (or an untiled group of several stages, one tile) is a nest
 ///    of tile loops over its live-outs' common space (tile_regions.h), the
 ///    outer `parallel_tile_dims` collapsed and parallel. Each tile computes its
