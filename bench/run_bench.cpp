@@ -1,6 +1,7 @@
 // The benchmark driver: per app, the selected trapeze schedules and peers on
 // one set of inputs, timed interleaved, checked, against the memory floor.
 #include "harness.h"
+#include "peers.h"
 
 #include <chrono>
 #include <cstdio>
@@ -86,10 +87,9 @@ BenchReport run_bench(const BenchOptions& options) {
       }
     }
     for (const std::string& peer : options.peers) {
-      if (peer != "halide" && peer != "opencv")
-        throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
-      result.skipped.push_back(peer + ": not built into this trapeze (the peers' versions of the "
-                                      "apps are not written yet)");
+      const PeerContext ctx{app, p, bound, inputs, options.threads};
+      for (Variant& v : peer_variants(peer, ctx, result.skipped))
+        variants.push_back(std::move(v));
     }
     const BufferMap outputs = allocate_outputs(p, bound);
     result.floor_bytes = bytes_of(*inputs) + bytes_of(outputs);

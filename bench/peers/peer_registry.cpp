@@ -1,0 +1,32 @@
+// Dispatch from a peer's name to its implementations, and the skipped lines
+// for the peers this build does not have.
+#include "peers.h"
+
+#include "trapeze/error.h"
+
+namespace trapeze::bench {
+
+std::vector<Variant> peer_variants(const std::string& peer, const PeerContext& ctx,
+                                   std::vector<std::string>& skipped) {
+  if (peer == "halide") {
+#ifdef TRAPEZE_HAVE_HALIDE
+    return halide_variants(ctx, skipped);
+#else
+    skipped.push_back("halide: this trapeze was built without Halide 14 (install libhalide14-0-dev "
+                      "with scripts/setup.sh, then reconfigure with -DTRAPEZE_PEERS=ON)");
+    return {};
+#endif
+  }
+  if (peer == "opencv") {
+#ifdef TRAPEZE_HAVE_OPENCV
+    return opencv_variants(ctx, skipped);
+#else
+    skipped.push_back("opencv: this trapeze was built without OpenCV 4 (install libopencv-dev "
+                      "with scripts/setup.sh, then reconfigure with -DTRAPEZE_PEERS=ON)");
+    return {};
+#endif
+  }
+  throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
+}
+
+} // namespace trapeze::bench

@@ -1,0 +1,48 @@
+// The peers of trapeze bench: other implementations of the apps (Halide 14,
+// OpenCV 4) run on trapeze's own input buffers, their outputs returned under
+// the pipeline's output names so that the harness checks them like any
+// trapeze schedule.
+#pragma once
+
+#include "app.h"
+#include "harness.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trapeze::bench {
+
+/// What a peer's implementation of one app gets: the app, its pipeline, the
+/// bound parameter values, the shared input buffers (trapeze layout: dense,
+/// last dimension contiguous, indices from 0 over each input's extents) and
+/// the thread count of the run.
+struct PeerContext {
+  const apps::App& app;
+  const Pipeline& pipeline;
+  const ParamValues& bound;
+  std::shared_ptr<const BufferMap> inputs;
+  int threads = 2;
+};
+
+/// The variants `peer` ("halide" or "opencv") has for ctx.app in this build:
+///   halide: "halide manual", "halide mullapudi2016", "halide adams2019";
+///   opencv: "opencv".
+/// Each variant's run() computes the app's outputs into buffers of the
+/// pipeline's output types and domain extents (allocate_outputs), and
+/// result() returns them; anything a peer needs besides trapeze's buffers
+/// (converted copies, wrappers) is made here, outside the timing. A variant
+/// that cannot be provided (package not built in, no equivalent in the
+/// library) appends one line to `skipped` saying why, e.g.
+/// "opencv: no equivalent of camera_pipe". Throws trapeze::Error for an
+/// unknown peer name.
+std::vector<Variant> peer_variants(const std::string& peer, const PeerContext& ctx,
+                                   std::vector<std::string>& skipped);
+
+/// The peers' implementations, per library (bench/peers/halide/, opencv/).
+/// Both return the variants they have for ctx.app (none: an app they do not
+/// cover, with a line in `skipped`).
+std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped);
+std::vector<Variant> opencv_variants(const PeerContext& ctx, std::vector<std::string>& skipped);
+
+} // namespace trapeze::bench
