@@ -9,6 +9,7 @@
 //   TRAPEZE_FUZZ_SEED=S         only seed S (to reproduce a failure)
 //   TRAPEZE_FUZZ_SEEDS=N        N seeds (a long run), starting at
 //   TRAPEZE_FUZZ_FIRST_SEED=S   the first seed (default 1)
+//   TRAPEZE_FUZZ_PRINT=1        print every pipeline and schedule, failing or not
 // e.g. TRAPEZE_FUZZ_SEEDS=5000 ./build/test/fuzz/fuzz_pipelines
 // A failure prints the seed, the pipeline's text form, the schedule's JSON
 // and the command that reruns just that seed.
@@ -68,7 +69,7 @@ std::string reproducer(std::uint64_t seed, const RandomPipeline& rp, const Sched
       << to_text(rp.pipeline) << "--- schedule ---\n"
       << (s ? s->to_json() : std::string("(none)")) << "\n--- rerun just this seed ---\n"
       << "TRAPEZE_FUZZ_SEED=" << seed
-      << " ./build/test/fuzz/fuzz_pipelines --gtest_filter='*Chunk/0'\n";
+      << " ./build/test/fuzz/fuzz_pipelines --gtest_filter='*MatchInterpreter/0'\n";
   return out.str();
 }
 
@@ -114,6 +115,7 @@ std::string check_seed(std::uint64_t seed, Tally& tally) {
     }
     if (!diffs.empty())
       return reproducer(seed, rp, &s, "the JIT differs from the interpreter:\n" + diffs);
+    if (env_number("TRAPEZE_FUZZ_PRINT")) std::cout << reproducer(seed, rp, &s, "passes");
   } catch (const Error& e) {
     return reproducer(seed, rp, &s, std::string("threw: ") + e.what());
   }

@@ -91,7 +91,7 @@ private:
 
   // The upper bound of a dimension as an expression of the parameters.
   Expr hi_expr(int axis, int level, std::int64_t hi) const {
-    if (!spatial(axis)) return Expr(hi);
+    if (!spatial(axis)) return Expr(static_cast<int>(hi));
     Expr e = size_param(axis);
     const std::int64_t m = multiplier(level);
     if (m != 1) e = Expr(m) * e;
@@ -154,21 +154,23 @@ private:
     }
     const int lp = p.level[static_cast<std::size_t>(axis)];
     const int lc = site.level[static_cast<std::size_t>(axis)];
-    const Expr o = Expr(static_cast<int>(offset));
+    const auto shifted = [&](const Expr& e) {
+      if (offset == 0) return e;
+      return offset > 0 ? e + Expr(static_cast<int>(offset)) : e - Expr(static_cast<int>(-offset));
+    };
     if (lp == lc) {
       site.allow(axis, plo - offset, phi - offset);
-      return offset == 0 ? v : v + o;
+      return shifted(v);
     }
     if (lp < lc) { // the producer is finer: down-sampling, f * x + o
       const std::int64_t f = std::int64_t{1} << (lc - lp);
       site.allow(axis, ceil_div(plo - offset, f), floor_div(phi - offset, f));
-      return Expr(static_cast<int>(f)) * v + o;
+      return shifted(Expr(static_cast<int>(f)) * v);
     }
     // The producer is coarser: up-sampling, x / f + o (floor division).
     const std::int64_t f = std::int64_t{1} << (lp - lc);
     site.allow(axis, f * (plo - offset), f * (phi - offset) + f - 1);
-    const Expr down = v / Expr(static_cast<int>(f));
-    return offset == 0 ? down : down + o;
+    return shifted(v / Expr(static_cast<int>(f)));
   }
 
   // An int32 index computed from a value (a look-up by value).
@@ -199,7 +201,7 @@ private:
       if (axis == kBin || static_cast<int>(k) == by_value) {
         Expr index = index_from_value(key_value(site));
         if (rng_.chance(0.6)) // else the access's implicit clamp
-          index = clamp(index, Expr(p.lo[k]), hi_expr(p, k));
+          index = clamp(index, Expr(static_cast<int>(p.lo[k])), hi_expr(p, k));
         args.push_back(index);
         if (!p.is_input) data_dependent_.emplace(p.name, current_);
         continue;
@@ -457,7 +459,7 @@ private:
       n.lo.push_back(lo);
       n.hi.push_back(hi);
       vars.push_back(vars_[a]);
-      domain.emplace_back(Expr(lo), hi_expr(axis, n.level[a], hi));
+      domain.emplace_back(Expr(static_cast<int>(lo)), hi_expr(axis, n.level[a], hi));
     }
     n.func.emplace(n.name, type, vars, domain);
     return n;
@@ -474,11 +476,13 @@ private:
       const int level = n.level[a];
       const Expr v = var(axis);
       const Expr& c = v;
-      const Expr cond = Expr(*site.lo[a]) <= c && c <= hi_expr(axis, level, *site.hi[a]);
+      const Expr cond =
+          Expr(static_cast<int>(*site.lo[a])) <= c && c <= hi_expr(axis, level, *site.hi[a]);
       inside = inside.defined() ? inside && cond : cond;
       if (rng_.chance(0.5)) {
         const std::int64_t cut = *site.lo[a] + rng_.uniform(0, 4);
-        const Expr half = rng_.chance(0.5) ? Expr(cut) <= c : c < hi_expr(axis, level, cut);
+        const Expr half =
+            rng_.chance(0.5) ? Expr(static_cast<int>(cut)) <= c : c < hi_expr(axis, level, cut);
         part = part.defined() ? part && half : half;
       }
     }
@@ -486,7 +490,7 @@ private:
     if (part.defined() && inside.defined())
       cases.emplace_back(part && inside, combine(terms, type));
     if (inside.defined()) cases.emplace_back(inside, value);
-    if (cases.empty()) cases.emplace_back(Expr(*site.lo[kX]) <= var(kX), value);
+    if (cases.empty()) cases.emplace_back(Expr(static_cast<int>(*site.lo[kX])) <= var(kX), value);
     return cases;
   }
 
@@ -503,7 +507,8 @@ private:
     std::vector<RVar> rdom;
     std::vector<Expr> point;
     for (std::size_t k = 0; k < p.axes.size(); ++k) {
-      rdom.emplace_back("r" + std::to_string(k), Interval(Expr(p.lo[k]), hi_expr(p, k)));
+      rdom.emplace_back("r" + std::to_string(k),
+                        Interval(Expr(static_cast<int>(p.lo[k])), hi_expr(p, k)));
       point.push_back(rdom.back());
     }
     consumed_.insert(p.name);
@@ -531,14 +536,14 @@ private:
       rdom.emplace_back("r" + std::string(axis == kChannel ? "c"
                                           : axis == kX     ? "x"
                                                            : "y"),
-                        Interval(Expr(p.lo[k]), hi_expr(p, k)));
+                        Interval(Expr(static_cast<int>(p.lo[k])), hi_expr(p, k)));
       point.push_back(rdom.back());
       if (axis == kY) continue;
       n.axes.push_back(axis);
       n.lo.push_back(p.lo[k]);
       n.hi.push_back(p.hi[k]);
       vars.push_back(vars_[static_cast<std::size_t>(axis)]);
-      domain.emplace_back(Expr(p.lo[k]), hi_expr(p, k));
+      domain.emplace_back(Expr(static_cast<int>(p.lo[k])), hi_expr(p, k));
       target.push_back(rdom.back());
     }
     n.func.emplace(n.name, n.type, vars, domain);
