@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 
 namespace trapeze::bench {
 
@@ -44,32 +46,100 @@ Halide::Runtime::Buffer<> halide_view(const Buffer& b, const std::vector<int>& m
                                    shape.data());
 }
 
+namespace {
+
+// Halide's default error handler aborts the process; this one keeps the
+// message, so that a failing Halide pipeline becomes a trapeze::Error.
+std::mutex halide_error_mutex;
+std::string halide_error_message;
+
+void keep_halide_error(void* /*user_context*/, const char* message) {
+  const std::lock_guard<std::mutex> lock(halide_error_mutex);
+  halide_error_message = message;
+}
+
+std::string take_halide_error() {
+  const std::lock_guard<std::mutex> lock(halide_error_mutex);
+  std::string message = std::move(halide_error_message);
+  halide_error_message.clear();
+  while (!message.empty() && message.back() == '\n')
+    message.pop_back();
+  return message;
+}
+
+bool is_default_size(const PeerContext& ctx) {
+  const ParamValues defaults = ctx.pipeline.bind(ctx.app.default_size);
+  return std::equal(ctx.bound.begin(), ctx.bound.end(), defaults.begin(), defaults.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.first == b.first && a.second.i == b.second.i &&
+                             a.second.f == b.second.f;
+                    });
+}
+
+} // namespace
+
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call) {
+  static const bool handler_set = (halide_set_error_handler(keep_halide_error), true);
+  (void)handler_set;
   auto outputs = std::make_shared<BufferMap>(allocate_outputs(ctx.pipeline, ctx.bound));
   Variant v;
   v.name = name;
   v.run = [call = std::move(call), inputs = ctx.inputs, outputs, threads = ctx.threads, name] {
     halide_set_num_threads(threads);
     if (const int status = call(*inputs, *outputs); status != 0)
-      throw Error(fmt::format("{}: the Halide pipeline returned error {}", name, status));
+      throw Error(fmt::format("{}: the Halide pipeline returned error {}: {}", name, status,
+                              take_halide_error()));
   };
   v.result = [outputs] { return *outputs; };
   return v;
 }
 
-std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
-  using Maker = std::vector<Variant> (*)(const PeerContext&);
+namespace {
+
+using Maker = std::vector<Variant> (*)(const PeerContext&);
+
+// The Halide versions of the apps, by app name.
+const std::map<std::string, Maker>& halide_makers() {
   static const std::map<std::string, Maker> makers = {
       {"blur", halide_blur_variants},
   };
+  return makers;
+}
+
+} // namespace
+
+std::vector<std::string> halide_apps() {
+  std::vector<std::string> names;
+  for (const auto& [name, maker] : halide_makers())
+    names.push_back(name);
+  return names;
+}
+
+std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
+  const std::map<std::string, Maker>& makers = halide_makers();
   const auto it = makers.find(ctx.app.name);
   if (it == makers.end()) {
     skipped.push_back("halide: no Halide version of " + ctx.app.name +
                       " (the multigrid cycles have none)");
     return {};
   }
-  return it->second(ctx);
+  std::vector<Variant> variants = it->second(ctx);
+  if (is_default_size(ctx)) return variants;
+  // The schedules are made for the default size (the autoschedulers' estimates);
+  // at another size a schedule's tiles (shifted inwards) may not fit the
+  // buffers. Such a row is skipped, with Halide's reason; at the default size
+  // every failure is an error.
+  std::vector<Variant> runnable;
+  for (Variant& v : variants) {
+    try {
+      v.run();
+      runnable.push_back(std::move(v));
+    } catch (const Error& e) {
+      skipped.push_back(fmt::format("{} (its schedule is made for the default size)", e.what()));
+    }
+  }
+  return runnable;
 }
 
 } // namespace trapeze::bench
