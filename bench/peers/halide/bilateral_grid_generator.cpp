@@ -75,20 +75,24 @@ public:
     input.set_estimates({{0, 1536 + 56}, {0, 2560 + 56}});
     filtered.set_estimates({{24, 1536}, {24, 2560}});
     if (auto_schedule) return;
-    // The schedule an expert writes: every grid stage computed at root,
-    // parallel over rows X of the grid. The histogram is built per cell (its
-    // update is pure in X, Y and c, so X can run in parallel), the two
-    // channels unrolled; the blurs are vectorized along z (11 bins: two
-    // overlapping vectors). The slicing (interpolated, inlined) and the
-    // division are computed in strips of 8 rows in parallel, vectorized
-    // across columns (the blury reads become gathers).
+    // The schedule an expert writes: the grid stages in two passes over the
+    // grid's rows X, both parallel over X. Pass 1 (blurz at root): per row
+    // X, the histogram of that row (grid, 24 KB, stays in cache; its update
+    // is pure in X, Y and c, the two channels unrolled) and its blur along
+    // z. Pass 2 (blury at root): per row X, blurx (which reads blurz's rows
+    // X-2..X+2) and blury. The blurs are vectorized along z (11 bins: two
+    // overlapping vectors), z and c stored innermost. The slicing
+    // (interpolated, inlined) and the division are computed in strips of 8
+    // rows in parallel, vectorized across columns (the blury reads become
+    // gathers).
     const int vec = natural_vector_size<float>();
-    grid.compute_root().bound(c, 0, 2).reorder(z, c, Y, X).parallel(X).vectorize(z, vec);
-    grid.update().reorder(c, r.x, r.y, Y, X).unroll(c).parallel(X);
     for (Func f : {grid, blurz, blurx, blury})
-      f.reorder_storage(z, c, Y, X);
-    for (Func f : {blurz, blurx, blury})
-      f.compute_root().bound(c, 0, 2).reorder(z, c, Y, X).parallel(X).vectorize(z, vec);
+      f.bound(c, 0, 2).reorder_storage(z, c, Y, X);
+    blurz.compute_root().reorder(z, c, Y, X).parallel(X).vectorize(z, vec);
+    grid.compute_at(blurz, X).reorder(z, c, Y, X).vectorize(z, vec);
+    grid.update().reorder(c, r.x, r.y, Y, X).unroll(c);
+    blury.compute_root().reorder(z, c, Y, X).parallel(X).vectorize(z, vec);
+    blurx.compute_at(blury, X).reorder(z, c, Y, X).vectorize(z, vec);
     Var xo("xo"), xi("xi");
     filtered.split(x, xo, xi, 8).parallel(xo).vectorize(y, vec);
   }
