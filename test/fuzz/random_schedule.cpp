@@ -118,7 +118,8 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
     if (tiled) {
       for (std::size_t d = 0; d < dims; ++d)
         g.tile_sizes.push_back(tile_size(rng));
-      g.shape = rng.chance(0.5) ? TileShape::Scalene : TileShape::PolyMage;
+      g.shape = rng.pick(
+          std::vector<TileShape>{TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle});
       if (rng.chance(0.2))
         for (std::size_t d = 0; d < dims; ++d)
           g.inner_tile_sizes.push_back(rng.uniform(1, std::min<std::int64_t>(g.tile_sizes[d], 40)));

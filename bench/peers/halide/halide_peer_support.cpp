@@ -3,10 +3,12 @@
 #include "halide_peer_support.h"
 
 #include "trapeze/error.h"
+#include "trapeze/pipeline.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,7 +31,57 @@ halide_type_t halide_type_of(ScalarType t) {
   throw InternalError("halide_type_of: unknown scalar type");
 }
 
+/// `b` grown by growth[d] at the high end of each dimension d (Halide's
+/// order; dimensions past growth's size are not grown), zero-filled, with
+/// b's contents at b's own coordinates.
+Halide::Runtime::Buffer<> grown_copy(const Halide::Runtime::Buffer<>& b,
+                                     const std::vector<int>& growth) {
+  std::vector<halide_dimension_t> shape(static_cast<std::size_t>(b.dimensions()));
+  int stride = 1;
+  for (int d = 0; d < b.dimensions(); ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    shape[du].min = b.dim(d).min();
+    shape[du].extent = b.dim(d).extent() + (du < growth.size() ? growth[du] : 0);
+    shape[du].stride = stride;
+    stride *= shape[du].extent;
+  }
+  Halide::Runtime::Buffer<> copy(b.type(), nullptr, b.dimensions(), shape.data());
+  copy.allocate();
+  std::memset(copy.data(), 0, copy.size_in_bytes());
+  copy.copy_from(b);
+  return copy;
+}
+
 } // namespace
+
+std::vector<int> default_output_extents(const PeerContext& ctx, const std::string& output) {
+  const Box box =
+      concrete_domain(*ctx.pipeline.stage(output), ctx.pipeline.bind(ctx.app.default_size));
+  std::vector<int> extents;
+  for (int d = box.dimensions() - 1; d >= 0; --d) // Halide's order: innermost first
+    extents.push_back(static_cast<int>(box.extent(d)));
+  return extents;
+}
+
+int call_grown(std::vector<Halide::Runtime::Buffer<>> inputs, Halide::Runtime::Buffer<> output,
+               const std::vector<int>& min_extents,
+               const std::function<int(std::vector<Halide::Runtime::Buffer<>>& inputs,
+                                       Halide::Runtime::Buffer<>& output)>& call) {
+  std::vector<int> growth(static_cast<std::size_t>(output.dimensions()), 0);
+  bool grow = false;
+  for (int d = 0; d < output.dimensions() && d < static_cast<int>(min_extents.size()); ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    growth[du] = std::max(0, min_extents[du] - output.dim(d).extent());
+    grow = grow || growth[du] > 0;
+  }
+  if (!grow) return call(inputs, output);
+  for (auto& input : inputs)
+    input = grown_copy(input, growth);
+  Halide::Runtime::Buffer<> big_output = grown_copy(output, growth);
+  const int status = call(inputs, big_output);
+  output.copy_from(big_output);
+  return status;
+}
 
 Halide::Runtime::Buffer<> halide_view(const Buffer& b, const std::vector<int>& mins) {
   const int dims = b.dimensions();
@@ -102,7 +154,10 @@ using Maker = std::vector<Variant> (*)(const PeerContext&);
 // The Halide versions of the apps, by app name.
 const std::map<std::string, Maker>& halide_makers() {
   static const std::map<std::string, Maker> makers = {
+      {"bilateral_grid", halide_bilateral_grid_variants},
       {"blur", halide_blur_variants},
+      {"harris", halide_harris_variants},
+      {"unsharp", halide_unsharp_variants},
   };
   return makers;
 }

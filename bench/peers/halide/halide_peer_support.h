@@ -20,6 +20,27 @@ namespace trapeze::bench {
 /// that a generator can use the trapeze pipeline's own coordinates.
 Halide::Runtime::Buffer<> halide_view(const Buffer& b, const std::vector<int>& mins = {});
 
+/// The extents of output `output` of ctx's pipeline at the app's default size,
+/// in Halide's order (innermost first): the size the generators' estimates
+/// describe.
+std::vector<int> default_output_extents(const PeerContext& ctx, const std::string& output);
+
+/// Calls `call(inputs, output)`, or, where `output` is smaller than
+/// `min_extents` (Halide's order) in some dimension, calls it on zero-filled
+/// copies of the inputs and the output grown at the high end of each such
+/// dimension by the shortfall, and copies the original region of the output
+/// back. Why: the autoschedulers split outputs into tiles sized for the
+/// estimates, with tails shifted inwards, so an output narrower than one tile
+/// makes Halide report an out-of-bounds access (as in the --small runs).
+/// Input dimensions are matched to the output's innermost first; the
+/// generator must compute the original region from the original inputs only
+/// (sizes passed as scalars, not taken from the grown buffers). Returns
+/// call's status.
+int call_grown(std::vector<Halide::Runtime::Buffer<>> inputs, Halide::Runtime::Buffer<> output,
+               const std::vector<int>& min_extents,
+               const std::function<int(std::vector<Halide::Runtime::Buffer<>>& inputs,
+                                       Halide::Runtime::Buffer<>& output)>& call);
+
 /// One Halide row (used by halide_variants_of).
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call);
@@ -42,6 +63,9 @@ halide_variants_of(const PeerContext& ctx,
 }
 
 /// The Halide rows of each app (halide_APP.cpp).
+std::vector<Variant> halide_bilateral_grid_variants(const PeerContext& ctx);
 std::vector<Variant> halide_blur_variants(const PeerContext& ctx);
+std::vector<Variant> halide_harris_variants(const PeerContext& ctx);
+std::vector<Variant> halide_unsharp_variants(const PeerContext& ctx);
 
 } // namespace trapeze::bench
