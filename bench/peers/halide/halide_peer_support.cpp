@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -44,6 +45,30 @@ Halide::Runtime::Buffer<> halide_view(const Buffer& b, const std::vector<int>& m
                                    shape.data());
 }
 
+int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
+                      const std::vector<int>& min_extents,
+                      const std::function<int(halide_buffer_t*)>& run) {
+  Halide::Runtime::Buffer<> view = halide_view(out, mins);
+  const int dims = out.dimensions();
+  bool small = false;
+  std::vector<int> extents(static_cast<std::size_t>(dims)); // Halide's order
+  for (int d = 0; d < dims && !min_extents.empty(); ++d) {
+    const int extent = static_cast<int>(out.extent(d));
+    const int least = min_extents.at(static_cast<std::size_t>(d));
+    small = small || extent < least;
+    extents[static_cast<std::size_t>(dims - 1 - d)] = std::max(extent, least);
+  }
+  if (!small) return run(view);
+  Halide::Runtime::Buffer<> scratch(view.type(), extents);
+  std::vector<int> halide_mins(static_cast<std::size_t>(dims));
+  for (int d = 0; d < dims; ++d)
+    halide_mins[static_cast<std::size_t>(d)] = view.dim(d).min();
+  scratch.set_min(halide_mins);
+  if (const int status = run(scratch); status != 0) return status;
+  view.copy_from(scratch);
+  return 0;
+}
+
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call) {
   auto outputs = std::make_shared<BufferMap>(allocate_outputs(ctx.pipeline, ctx.bound));
@@ -62,6 +87,8 @@ std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::st
   using Maker = std::vector<Variant> (*)(const PeerContext&);
   static const std::map<std::string, Maker> makers = {
       {"blur", halide_blur_variants},
+      {"camera_pipe", halide_camera_pipe_variants},
+      {"interpolate", halide_interpolate_variants},
   };
   const auto it = makers.find(ctx.app.name);
   if (it == makers.end()) {
