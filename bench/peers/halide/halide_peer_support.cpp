@@ -130,6 +130,30 @@ bool is_default_size(const PeerContext& ctx) {
 
 } // namespace
 
+int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
+                      const std::vector<int>& min_extents,
+                      const std::function<int(halide_buffer_t*)>& run) {
+  Halide::Runtime::Buffer<> view = halide_view(out, mins);
+  const int dims = out.dimensions();
+  bool small = false;
+  std::vector<int> extents(static_cast<std::size_t>(dims)); // Halide's order
+  for (int d = 0; d < dims && !min_extents.empty(); ++d) {
+    const int extent = static_cast<int>(out.extent(d));
+    const int least = min_extents.at(static_cast<std::size_t>(d));
+    small = small || extent < least;
+    extents[static_cast<std::size_t>(dims - 1 - d)] = std::max(extent, least);
+  }
+  if (!small) return run(view);
+  Halide::Runtime::Buffer<> scratch(view.type(), extents);
+  std::vector<int> halide_mins(static_cast<std::size_t>(dims));
+  for (int d = 0; d < dims; ++d)
+    halide_mins[static_cast<std::size_t>(d)] = view.dim(d).min();
+  scratch.set_min(halide_mins);
+  if (const int status = run(scratch); status != 0) return status;
+  view.copy_from(scratch);
+  return 0;
+}
+
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call) {
   static const bool handler_set = (halide_set_error_handler(keep_halide_error), true);
@@ -156,7 +180,9 @@ const std::map<std::string, Maker>& halide_makers() {
   static const std::map<std::string, Maker> makers = {
       {"bilateral_grid", halide_bilateral_grid_variants},
       {"blur", halide_blur_variants},
+      {"camera_pipe", halide_camera_pipe_variants},
       {"harris", halide_harris_variants},
+      {"interpolate", halide_interpolate_variants},
       {"unsharp", halide_unsharp_variants},
   };
   return makers;

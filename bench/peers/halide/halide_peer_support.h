@@ -40,6 +40,16 @@ int call_grown(std::vector<Halide::Runtime::Buffer<>> inputs, Halide::Runtime::B
                const std::vector<int>& min_extents,
                const std::function<int(std::vector<Halide::Runtime::Buffer<>>& inputs,
                                        Halide::Runtime::Buffer<>& output)>& call);
+/// Calls `run` with `out` seen as a Halide buffer (mins as for halide_view)
+/// and returns its status. An autoscheduled pipeline's tiles are chosen for
+/// the default size and may be larger than a small output, whose ShiftInwards
+/// tails would then write before its start: where an extent of `out` is below
+/// `min_extents` (trapeze's order; empty: never), the pipeline writes a
+/// scratch buffer of at least those extents from the same mins instead (it
+/// must clamp its input reads), and the part `out` covers is copied back.
+int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
+                      const std::vector<int>& min_extents,
+                      const std::function<int(halide_buffer_t*)>& run);
 
 /// One Halide row (used by halide_variants_of).
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
@@ -65,7 +75,9 @@ halide_variants_of(const PeerContext& ctx,
 /// The Halide rows of each app (halide_APP.cpp).
 std::vector<Variant> halide_bilateral_grid_variants(const PeerContext& ctx);
 std::vector<Variant> halide_blur_variants(const PeerContext& ctx);
+std::vector<Variant> halide_camera_pipe_variants(const PeerContext& ctx);
 std::vector<Variant> halide_harris_variants(const PeerContext& ctx);
+std::vector<Variant> halide_interpolate_variants(const PeerContext& ctx);
 std::vector<Variant> halide_unsharp_variants(const PeerContext& ctx);
 
 } // namespace trapeze::bench
