@@ -1,6 +1,8 @@
-// `trapeze emit APP|FILE --out DIR`: ahead-of-time C++ for a user's build.
+// `trapeze emit APP|FILE --out DIR [--schedule F | --scheduler S]`:
+// ahead-of-time C++ for a user's build, under any schedule.
 #include "commands.h"
 #include "pipeline_source.h"
+#include "schedule_choice.h"
 
 #include <fmt/core.h>
 
@@ -14,9 +16,12 @@ void add_emit_command(CLI::App& root, int& exit_code) {
   cmd->add_option("pipeline", *target, "An app name (see 'trapeze list') or a pipeline text file")
       ->required();
   cmd->add_option("--out", *out, "Output directory (created if missing)")->required();
-  cmd->callback([target, out, &exit_code] {
+  auto choice = std::make_shared<ScheduleChoice>();
+  add_schedule_options(*cmd, *choice);
+  cmd->callback([target, out, choice, &exit_code] {
     const PipelineSource source = resolve_pipeline(*target);
-    for (const std::string& path : emit_aot(source.pipeline, *out))
+    const ChosenSchedule chosen = choose_schedule(source, *choice);
+    for (const std::string& path : emit_aot(source.pipeline, chosen.schedule, *out))
       fmt::print("wrote {}\n", path);
     exit_code = 0;
   });

@@ -115,5 +115,8 @@ CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
 /// entry function with the same calling convention as the JIT's (see
 /// docs/aot.md). Returns the two paths.
 std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir);
+/// The same with a schedule (validated first).
+std::vector<std::string> emit_aot(const Pipeline& p, const Schedule& schedule,
+                                  const std::string& dir);
 
 } // namespace trapeze

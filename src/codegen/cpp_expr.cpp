@@ -107,9 +107,12 @@ public:
     if (const auto* u = e.as<Unary>()) return unary(*u);
     if (const auto* b = e.as<Binary>()) return binary(*b);
     if (const auto* s = e.as<Select>()) {
-      return {wrap(print(s->cond), kTernary - 1) + " ? " + print(s->if_true).s + " : " +
-                  wrap(print(s->if_false), kTernary),
-              kTernary};
+      // A function call evaluates both values first (select may, expr.h), so
+      // the loads in them are unconditional and the compiler can turn the
+      // choice into a vector blend; a ?: with loads in its arms is control
+      // flow that keeps the loop from vectorizing.
+      return {helper("tz_select") + "<" + std::string(cpp_type_name(s->type)) + ">(" +
+              print(s->cond).s + ", " + print(s->if_true).s + ", " + print(s->if_false).s + ")"};
     }
     if (const auto* a = e.as<Access>()) {
       std::vector<PrintedIndex> args;
@@ -217,6 +220,9 @@ const HelperText kHelpers[] = {
     {"tz_min", "template <typename T> inline T tz_min(T a, T b) { return b < a ? b : a; }\n"},
     {"tz_max", "template <typename T> inline T tz_max(T a, T b) { return a < b ? b : a; }\n"},
     {"tz_abs", "template <typename T> inline T tz_abs(T a) { return a < 0 ? T(-a) : a; }\n"},
+    {"tz_select",
+     "// select(c, a, b) with a and b both evaluated (a blend, not a branch).\n"
+     "template <typename T> inline T tz_select(bool c, T a, T b) { return c ? a : b; }\n"},
     {"tz_floordiv", "// Floor division (rounds toward minus infinity); x / 0 is 0.\n"
                     "template <typename T> inline T tz_floordiv(T a, T b) {\n"
                     "  const T d = b == 0 ? T(1) : b;\n"

@@ -22,12 +22,18 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 } // namespace
 
 std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir) {
+  return emit_aot(p, Schedule::naive(p), dir);
+}
+
+std::vector<std::string> emit_aot(const Pipeline& p, const Schedule& schedule,
+                                  const std::string& dir) {
   if (p.name().empty() || p.name() == "." || p.name() == ".." ||
       p.name().find('/') != std::string::npos)
     throw Error("emit_aot: the pipeline name '" + p.name() +
                 "' cannot name the files <name>.h and <name>.cpp; give the Pipeline a name "
                 "without '/' (its second constructor argument)");
-  const codegen::CppModule module = codegen::generate_cpp(p);
+  schedule.validate(p);
+  const codegen::CppModule module = codegen::generate_cpp(p, schedule);
   const std::filesystem::path folder(dir.empty() ? "." : dir);
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

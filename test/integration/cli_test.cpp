@@ -250,6 +250,12 @@ TEST_F(Cli, EmitWritesHeaderAndSource) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "gen" / "blur.h"));
   EXPECT_THAT(read_file(dir_ / "gen" / "blur.cpp"), HasSubstr("trapeze_blur("));
+  // Under the hand-written schedule: tiles, and blurx in a per-thread scratchpad.
+  const CliResult m = run("emit blur --scheduler manual --out " + (dir_ / "manual").string());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const std::string source = read_file(dir_ / "manual" / "blur.cpp");
+  EXPECT_THAT(source, HasSubstr("tiles [32, 256]"));
+  EXPECT_THAT(source, HasSubstr("per thread"));
 }
 
 // A float-to-int cast out of range has no defined result in the DSL: the
