@@ -56,13 +56,13 @@ std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buff
 /// How the JIT compiles. Empty fields take the defaults shown.
 struct CompileOptions {
   std::string compiler; ///< $CXX, else "c++"
-  /// $TRAPEZE_CXXFLAGS, else "-O3 -march=native -fopenmp -ffp-contract=off". Without
-  /// contraction into fused multiply-adds, float32 code rounds after every
-  /// operation exactly as the interpreter does, so a comparison such as
-  /// unsharp's threshold cannot flip between the two. Flags that allow
-  /// contraction (-ffp-contract=fast) are faster on compute-bound stages and
-  /// match the interpreter within the stated tolerance, except at such
-  /// discontinuities.
+  /// $TRAPEZE_CXXFLAGS, else "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math".
+  /// Without contraction into fused multiply-adds, float32 code rounds after every operation
+  /// exactly as the interpreter does, so a comparison such as unsharp's threshold cannot flip
+  /// between the two. Flags that allow contraction (-ffp-contract=fast) are faster on compute-bound
+  /// stages and match the interpreter within the stated tolerance, except at such discontinuities.
+  /// -fno-trapping-math changes no value (trapeze does not read floating-point exception flags) but
+  /// lets GCC compute both values of a select and blend them, which a loop must do to vectorize.
   std::string flags;
   std::string
       cache_dir; ///< $TRAPEZE_CACHE_DIR, else $XDG_CACHE_HOME/trapeze, else ~/.cache/trapeze

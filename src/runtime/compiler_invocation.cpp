@@ -138,7 +138,7 @@ std::string resolve_flags(const CompileOptions& options) {
   if (!is_blank(options.flags)) return options.flags;
   const std::string env = environment("TRAPEZE_CXXFLAGS");
   if (!is_blank(env)) return env;
-  return "-O3 -march=native -fopenmp -ffp-contract=off";
+  return "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math";
 }
 
 std::vector<std::string> required_flags() { return {"-shared", "-fPIC", "-std=c++17"}; }

@@ -29,7 +29,7 @@ std::vector<std::string> split_words(const std::string& text);
 std::vector<std::string> resolve_compiler(const CompileOptions& options);
 
 /// The optimization flags: CompileOptions::flags, else $TRAPEZE_CXXFLAGS,
-/// else "-O3 -march=native -fopenmp -ffp-contract=off" (see runtime.h for why).
+/// else "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math" (see runtime.h for why).
 std::string resolve_flags(const CompileOptions& options);
 
 /// The flags every JIT compile gets in addition (the generated code is C++17).
