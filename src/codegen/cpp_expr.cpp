@@ -49,7 +49,7 @@ namespace {
 
 // C++ precedence levels: a smaller number binds tighter.
 constexpr int kPrimary = 0, kUnary = 3, kMul = 5, kAdd = 6, kShift = 7, kRel = 9, kEq = 10,
-              kBitAnd = 11, kAnd = 14, kOr = 15, kTernary = 16;
+              kBitAnd = 11, kBitOr = 13;
 
 struct Text {
   std::string s;
@@ -157,10 +157,16 @@ private:
     const bool a_const = b.a.as<IntConst>() || b.a.as<FloatConst>();
     const bool b_const = b.b.as<IntConst>() || b.b.as<FloatConst>();
     Text l = print(b.a, true, b_const), r = print(b.b, true, a_const);
-    // Parenthesize && under || although C++ does not need it: easier to read.
-    if (prec == kOr && l.prec == kAnd) l.prec = kOr + 1;
-    if (prec == kOr && r.prec == kAnd) r.prec = kOr + 1;
     return {wrap(l, prec) + " " + op + " " + wrap(r, prec - 1), prec};
+  }
+
+  // Logical and/or of bools as & and |: both sides are evaluated anyway
+  // (expr.h: no short-circuit), and without the branches of && and || the
+  // compiler can vectorize a loop whose select tests a box. Every operand is
+  // parenthesized unless primary, for the reader (and -Wparentheses).
+  Text logical(const Binary& b, const char* op, int prec) {
+    const auto operand = [&](const Expr& e) { return wrap(print(e, true), kUnary); };
+    return {operand(b.a) + " " + op + " " + operand(b.b), prec};
   }
 
   Text binary(const Binary& b) {
@@ -200,8 +206,8 @@ private:
     case BinaryOp::LE: return infix(b, "<=", kRel);
     case BinaryOp::GT: return infix(b, ">", kRel);
     case BinaryOp::GE: return infix(b, ">=", kRel);
-    case BinaryOp::And: return infix(b, "&&", kAnd);
-    case BinaryOp::Or: return infix(b, "||", kOr);
+    case BinaryOp::And: return logical(b, "&", kBitAnd);
+    case BinaryOp::Or: return logical(b, "|", kBitOr);
     }
     TRAPEZE_ASSERT(false, "unknown binary operator");
   }
