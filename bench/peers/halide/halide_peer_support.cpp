@@ -62,6 +62,8 @@ std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::st
   using Maker = std::vector<Variant> (*)(const PeerContext&);
   static const std::map<std::string, Maker> makers = {
       {"blur", halide_blur_variants},
+      {"local_laplacian", halide_local_laplacian_variants},
+      {"pyramid_blend", halide_pyramid_blend_variants},
   };
   const auto it = makers.find(ctx.app.name);
   if (it == makers.end()) {

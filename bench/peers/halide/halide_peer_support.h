@@ -43,5 +43,7 @@ halide_variants_of(const PeerContext& ctx,
 
 /// The Halide rows of each app (halide_APP.cpp).
 std::vector<Variant> halide_blur_variants(const PeerContext& ctx);
+std::vector<Variant> halide_local_laplacian_variants(const PeerContext& ctx);
+std::vector<Variant> halide_pyramid_blend_variants(const PeerContext& ctx);
 
 } // namespace trapeze::bench
