@@ -69,6 +69,23 @@ Schedule make_manual_schedule_unsharp(const Pipeline& p);
 /// harris: one group of all eleven stages in scratchpads, tiles [32, 256]
 /// over (x, y), scalene, both tile loops collapsed and parallel.
 Schedule make_manual_schedule_harris(const Pipeline& p);
+/// bilateral_grid: the grid reduction alone; the three blurs fused, tiles
+/// [1, 16, 64, 11] over (c, X, Y, z); interpolated and filtered fused, tiles
+/// [2, 16, 1536] over (c, x, y).
+Schedule make_manual_schedule_bilateral_grid(const Pipeline& p);
+/// camera_pipe: matrix and curveLUT alone; the 25 image stages fused, tiles
+/// [3, 32, 256, 4] over (c, x, y, deinterleaved.c), the four channel copies inlined.
+Schedule make_manual_schedule_camera_pipe(const Pipeline& p);
+/// pyramid_blend: all 40 stages in one group, tiles [1, 64, 512] over (c, x, y).
+Schedule make_manual_schedule_pyramid_blend(const Pipeline& p);
+/// interpolate: levels 0-3 of the down pyramid fused, levels 3-0 of the up
+/// pyramid fused (tiles [1, 64, 512]); the coarse levels and the output alone.
+Schedule make_manual_schedule_interpolate(const Pipeline& p);
+/// local_laplacian: per level the down step and the Laplacian, the input
+/// pyramid's down step, and the output pyramid's up step fused (tiles [1, 32,
+/// 256] over (k, x, y), [32, 256] over (x, y)); look-ups and data-dependent
+/// stages alone.
+Schedule make_manual_schedule_local_laplacian(const Pipeline& p);
 
 // Local Laplacian and multigrid (helper apps4).
 App make_local_laplacian_app(); ///< [7] local Laplacian filter
@@ -84,6 +101,11 @@ struct MultigridConfig {
 /// The pipeline of `config` (finest level L = 3, coarsest size parameter n).
 Pipeline build_multigrid(const MultigridConfig& config);
 App make_multigrid_app(const MultigridConfig& config); ///< [8] multigrid Jacobi
+/// Multigrid (any of the eight cycles): each run of consecutive stages on one
+/// level (smoothing steps, the defect and its restriction; an interpolation
+/// and the smoothing after it) fused and tiled, at most `max_run` stages a
+/// group (2-D: 12, tiles [64, 512]; 3-D: 5, tiles [8, 16, 128]).
+Schedule make_manual_schedule_multigrid(const MultigridConfig& config, const Pipeline& p);
 
 // Helpers shared by the app files (app_support.cpp).
 
@@ -104,6 +126,13 @@ BufferMap synthetic_float_input(const Pipeline& p, const ParamValues& params,
 /// scalene, parallel over `parallel_tile_dims` collapsed tile loops.
 Schedule fuse_all_stages(const Pipeline& p, std::vector<std::int64_t> tile_sizes,
                          int parallel_tile_dims, std::string reason);
+/// One fused group of `stages`, tiled `tile_sizes` (empty: untiled), scalene,
+/// parallel over `parallel_tile_dims` collapsed tile loops, with its reason.
+GroupSchedule fused_group(std::vector<std::string> stages, std::vector<std::int64_t> tile_sizes,
+                          int parallel_tile_dims, std::string reason);
+/// Appends an untiled group of its own (the naive schedule's) for every stage
+/// of `p` that no group of `s` holds yet, with `reason`.
+void add_remaining_stages(const Pipeline& p, Schedule& s, const std::string& reason);
 BufferMap image_input(const Pipeline& p, const ParamValues& params, const Buffer& image,
                       const std::string& input, int channels, std::int64_t row0, std::int64_t col0);
 /// Throws trapeze::Error unless rows x cols is at least min_rows x min_cols.

@@ -5,6 +5,8 @@
 
 #include "trapeze/error.h"
 
+#include <set>
+
 namespace trapeze::apps {
 
 std::vector<std::int64_t> input_extents(const Pipeline& p, const std::string& input,
@@ -85,6 +87,25 @@ Schedule fuse_all_stages(const Pipeline& p, std::vector<std::int64_t> tile_sizes
   Schedule s;
   s.groups = {std::move(g)};
   return s;
+}
+
+GroupSchedule fused_group(std::vector<std::string> stages, std::vector<std::int64_t> tile_sizes,
+                          int parallel_tile_dims, std::string reason) {
+  GroupSchedule g;
+  g.stages = std::move(stages);
+  g.tile_sizes = std::move(tile_sizes);
+  g.shape = TileShape::Scalene;
+  g.parallel_tile_dims = parallel_tile_dims;
+  g.reasons = {std::move(reason)};
+  return g;
+}
+
+void add_remaining_stages(const Pipeline& p, Schedule& s, const std::string& reason) {
+  std::set<std::string> placed;
+  for (const GroupSchedule& g : s.groups)
+    placed.insert(g.stages.begin(), g.stages.end());
+  for (const auto& f : p.stages())
+    if (!placed.count(f->name())) s.groups.push_back(fused_group({f->name()}, {}, 1, reason));
 }
 
 } // namespace trapeze::apps

@@ -156,6 +156,7 @@ App make_bilateral_grid_app() {
   app.build = build_bilateral_grid;
   app.default_size = bilateral_grid_size_for_image(2560, 1536);
   app.small_size = bilateral_grid_size_for_image(64, 80);
+  app.manual_schedule = make_manual_schedule_bilateral_grid;
   app.make_inputs = bilateral_grid_inputs;
   app.size_for_image = bilateral_grid_size_for_image;
   app.inputs_from_image = [](const Pipeline& p, const ParamValues& params, const Buffer& image) {
@@ -168,6 +169,26 @@ App make_bilateral_grid_app() {
   // the worst case), whose order the JIT may change only through contraction.
   app.tolerance = 1e-4;
   return app;
+}
+
+Schedule make_manual_schedule_bilateral_grid(const Pipeline& p) {
+  Schedule s;
+  s.groups.push_back(fused_group(
+      {"grid"}, {}, 1,
+      "the histogram is a reduction: a group of its own, untiled (lowering runs reductions "
+      "serially)"));
+  s.groups.push_back(fused_group(
+      {"blurz", "blurx", "blury"}, {1, 16, 64, 11}, 2,
+      "the three 5-tap blurs of the grid fused (constant distances along z, X, Y); a tile "
+      "holds all 11 bins and 16 x 64 cells: blurz and blurx scratchpads of ~100 KiB, in L2; "
+      "the c and X tile loops parallel"));
+  s.groups.push_back(fused_group(
+      {"interpolated", "filtered"}, {2, 16, 1536}, 2,
+      "slicing fused with the division: both channels of interpolated in a 2 x 16 x 1536 "
+      "scratchpad (192 KiB, in L2) read at once by filtered; not fused with the blurs: the "
+      "z index is data-dependent"));
+  add_remaining_stages(p, s, "not fused");
+  return s;
 }
 
 } // namespace trapeze::apps

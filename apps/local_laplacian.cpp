@@ -263,12 +263,48 @@ App make_local_laplacian_app() {
   app.build = [] { return LocalLaplacianBuilder().build(); };
   app.default_size = local_laplacian_size_for_image(2560, 1536);
   app.small_size = local_laplacian_size_for_image(128, 128);
+  app.manual_schedule = make_manual_schedule_local_laplacian;
   app.make_inputs = local_laplacian_inputs;
   app.size_for_image = local_laplacian_size_for_image;
   app.inputs_from_image = local_laplacian_image_inputs;
   app.test_sizes = {{129, 131}, {131, 263}};
   app.tolerance = 1e-4; // unused: the uint16 output is compared exactly
   return app;
+}
+
+Schedule make_manual_schedule_local_laplacian(const Pipeline& p) {
+  const auto level = [](const std::string& stage, int l) {
+    return stage + "_L" + std::to_string(l);
+  };
+  const std::vector<std::int64_t> with_k = {1, 32, 256}, plane = {32, 256};
+  Schedule s;
+  for (int l = 0; l < 7; ++l) {
+    std::vector<std::string> stages;
+    if (l == 0) stages.push_back("gPyramid_L0");
+    for (const char* stage : {"Dx_gPyramid", "D_gPyramid"})
+      stages.push_back(level(stage, l + 1));
+    for (const char* stage : {"Ux_lPyramid", "U_lPyramid"})
+      stages.push_back(level(stage, l));
+    s.groups.push_back(fused_group(
+        stages, with_k, 2,
+        "level " + std::to_string(l) +
+            ": the down step of gPyramid fused with the Laplacian that reads it back up "
+            "(one tile of one intensity level k: k and x tile loops parallel)"));
+  }
+  for (int l = 1; l < 8; ++l)
+    s.groups.push_back(fused_group({level("Dx_inGPyramid", l), level("D_inGPyramid", l)}, plane, 2,
+                                   "the separable down step of the input pyramid fused"));
+  for (int l = 1; l < 7; ++l)
+    s.groups.push_back(fused_group(
+        {level("outLPyramid", l), level("Ux_outGPyramid", l), level("outGPyramid", l)}, plane, 2,
+        "the output pyramid's up step fused with the level's look-up into the Laplacian "
+        "pyramid (data-dependent in k: only its consumers can join it)"));
+  s.groups.push_back(fused_group({"outLPyramid_L0", "Ux_result_ref_gray", "result_ref_gray"}, plane,
+                                 2, "the last up step fused with level 0's look-up"));
+  add_remaining_stages(p, s,
+                       "a look-up table, a data-dependent read of a whole pyramid level, or the "
+                       "output (reads result_ref_gray at a constant channel offset): alone");
+  return s;
 }
 
 } // namespace trapeze::apps

@@ -305,6 +305,9 @@ App make_multigrid_app(const MultigridConfig& config) {
   app.build = [config] { return build_multigrid(config); };
   app.default_size = {{"n", default_n(config.dims)}};
   app.small_size = {{"n", std::int64_t{3}}};
+  app.manual_schedule = [config](const Pipeline& p) {
+    return make_manual_schedule_multigrid(config, p);
+  };
   app.make_inputs = multigrid_inputs;
   app.size_for_image = multigrid_size_for_image;
   app.inputs_from_image = [](const Pipeline&, const ParamValues&, const Buffer&) -> BufferMap {
@@ -313,6 +316,46 @@ App make_multigrid_app(const MultigridConfig& config) {
   app.test_sizes = {};
   app.tolerance = 1e-9;
   return app;
+}
+
+Schedule make_manual_schedule_multigrid(const MultigridConfig& config, const Pipeline& p) {
+  // The level a stage computes on: the number after "_L"; a restriction is
+  // named after the coarse level but runs over the fine one, with its defect.
+  const auto level_of = [](const std::string& name) {
+    const std::size_t at = name.find("_L");
+    TRAPEZE_ASSERT(at != std::string::npos, "multigrid stage without a level: " + name);
+    const int l = std::stoi(name.substr(at + 2));
+    return name.rfind("restrict", 0) == 0 ? l + 1 : l;
+  };
+  const bool three_d = config.dims == 3;
+  const std::size_t max_run = three_d ? 5 : 12;
+  const std::vector<std::int64_t> tiles =
+      three_d ? std::vector<std::int64_t>{8, 16, 128} : std::vector<std::int64_t>{64, 512};
+  Schedule s;
+  std::vector<std::string> run;
+  int run_level = -1;
+  const auto close_run = [&] {
+    if (run.empty()) return;
+    s.groups.push_back(fused_group(
+        run, tiles, 2,
+        "a run of " + std::to_string(run.size()) + " consecutive stages on level " +
+            std::to_string(run_level) +
+            " (smoothing steps, defect and restriction, or interpolation and smoothing) fused: "
+            "each reads the previous at distance 1, so overlapped tiles of " +
+            std::string(three_d ? "8 x 16 x 128" : "64 x 512") +
+            " points keep the steps' grids in scratchpads; at most " + std::to_string(max_run) +
+            " stages, so that the halo stays small"));
+    run.clear();
+  };
+  // p.stages() is topological and follows the cycle's order.
+  for (const auto& f : p.stages()) {
+    const int l = level_of(f->name());
+    if (l != run_level || run.size() >= max_run) close_run();
+    run_level = l;
+    run.push_back(f->name());
+  }
+  close_run();
+  return s;
 }
 
 } // namespace trapeze::apps

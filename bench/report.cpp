@@ -58,34 +58,45 @@ std::map<std::string, GeoMean> geometric_means(const BenchReport& r) {
   return means;
 }
 
+// The width of the tables' first column: the longest variant name, and at
+// least that of the "memory floor" row, so that the columns line up.
+std::size_t name_column_width(const BenchReport& r) {
+  std::size_t width = std::string("memory floor").size();
+  for (const AppResult& a : r.apps)
+    for (const VariantResult& v : a.variants)
+      width = std::max(width, v.name.size());
+  return width;
+}
+
 } // namespace
 
 std::string format_table(const BenchReport& r) {
+  const std::size_t w = name_column_width(r);
   std::string out = fmt::format("trapeze bench: {} threads, {} reps (median of interleaved runs), "
                                 "copy bandwidth {:.1f} GB/s, {}\n",
                                 r.options.threads, r.options.reps, r.copy_bandwidth_gbs, r.date);
   for (const AppResult& a : r.apps) {
     const double fastest = fastest_median(a);
     out += fmt::format("\n{}  ({})\n", a.app, params_text(a.params));
-    out += fmt::format("  {:<18} {:>10} {:>10} {:>11} {:>9}  {}\n", "variant", "median ms",
+    out += fmt::format("  {:<{}} {:>10} {:>10} {:>11} {:>9}  {}\n", "variant", w, "median ms",
                        "min ms", "vs fastest", "vs floor", "check");
     for (const VariantResult& v : a.variants)
-      out += fmt::format("  {:<18} {:>10.2f} {:>10.2f} {:>10.2f}x {:>8.2f}x  {}\n", v.name,
+      out += fmt::format("  {:<{}} {:>10.2f} {:>10.2f} {:>10.2f}x {:>8.2f}x  {}\n", v.name, w,
                          v.median_ms, v.min_ms, v.median_ms / fastest, v.median_ms / a.floor_ms,
                          v.check);
-    out += fmt::format("  {:<18} {:>10.2f} {:>10} {:>11} {:>9}  ({:.1f} MB read + written)\n",
-                       "memory floor", a.floor_ms, "", "", "",
+    out += fmt::format("  {:<{}} {:>10.2f} {:>10} {:>11} {:>9}  ({:.1f} MB read + written)\n",
+                       "memory floor", w, a.floor_ms, "", "", "",
                        static_cast<double>(a.floor_bytes) / 1e6);
     for (const std::string& s : a.skipped)
       out += "  skipped: " + s + "\n";
   }
   const auto means = geometric_means(r);
   if (!means.empty()) {
-    out += fmt::format("\ngeometric mean over the apps\n  {:<18} {:>11} {:>19}  {}\n", "variant",
+    out += fmt::format("\ngeometric mean over the apps\n  {:<{}} {:>11} {:>19}  {}\n", "variant", w,
                        "vs fastest", "speedup over naive", "apps");
     for (const auto& [name, g] : means)
       out += fmt::format(
-          "  {:<18} {:>10.2f}x {:>18.2f}x  {}\n", name, std::exp(g.log_vs_fastest / g.apps),
+          "  {:<{}} {:>10.2f}x {:>18.2f}x  {}\n", name, w, std::exp(g.log_vs_fastest / g.apps),
           g.apps_with_naive ? std::exp(g.log_speedup / g.apps_with_naive) : 0.0, g.apps);
   }
   return out;

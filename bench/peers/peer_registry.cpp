@@ -29,4 +29,22 @@ std::vector<Variant> peer_variants(const std::string& peer, const PeerContext& c
   throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
 }
 
+std::vector<std::string> peer_apps(const std::string& peer) {
+  if (peer == "halide") {
+#ifdef TRAPEZE_HAVE_HALIDE
+    return halide_apps();
+#else
+    return {};
+#endif
+  }
+  if (peer == "opencv") {
+#ifdef TRAPEZE_HAVE_OPENCV
+    return opencv_apps();
+#else
+    return {};
+#endif
+  }
+  throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
+}
+
 } // namespace trapeze::bench

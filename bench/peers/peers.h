@@ -39,10 +39,18 @@ struct PeerContext {
 std::vector<Variant> peer_variants(const std::string& peer, const PeerContext& ctx,
                                    std::vector<std::string>& skipped);
 
+/// The apps `peer` ("halide" or "opencv") has variants for in this build,
+/// sorted by name; none when the peer is not built in. Throws trapeze::Error
+/// for an unknown peer name.
+std::vector<std::string> peer_apps(const std::string& peer);
+
 /// The peers' implementations, per library (bench/peers/halide/, opencv/).
 /// Both return the variants they have for ctx.app (none: an app they do not
 /// cover, with a line in `skipped`).
 std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped);
 std::vector<Variant> opencv_variants(const PeerContext& ctx, std::vector<std::string>& skipped);
+/// The apps each library covers, sorted by name.
+std::vector<std::string> halide_apps();
+std::vector<std::string> opencv_apps();
 
 } // namespace trapeze::bench

@@ -39,7 +39,7 @@ int main() {
   params[1].i = R;
   const void* inputs[] = {img.get()};
   void* outputs[] = {out.get()};
-  if (const int status = trapeze_blur(params, inputs, outputs, 0); status != 0) {
+  if (const int status = trapeze_blur(params, inputs, outputs, 0, nullptr); status != 0) {
     std::printf("trapeze_blur returned %d\n", status);
     return 1;
   }

@@ -6,6 +6,7 @@
 #include "trapeze/pipeline.h"
 #include "trapeze/schedule.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -89,6 +90,13 @@ public:
   const std::string& library_path() const;
   /// True if the shared object came from the cache without compiling.
   bool from_cache() const;
+
+  /// Intermediate buffers are kept between runs (and shared by copies), so
+  /// that repeated runs do not map and page-fault fresh memory each time; at
+  /// most the most memory ever in use at once is kept. The bytes kept now:
+  std::size_t retained_memory_bytes() const;
+  /// Returns the kept memory to the system (runs in progress are unaffected).
+  void release_retained_memory() const;
 
 private:
   std::shared_ptr<const Impl> impl_;

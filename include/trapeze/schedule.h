@@ -18,7 +18,7 @@ namespace trapeze {
 enum class TileShape : std::uint8_t {
   Scalene,   ///< each stage computes exactly what its consumers in the group need (tight)
   PolyMage,  ///< every stage extended by the group-wide slopes (PolyMage's shape)
-  Rectangle, ///< right-rectangle trapezoid: no overlap along the innermost tiled dimension
+  Rectangle, ///< right-rectangle trapezoid: scalene's points, stages fused row by row, shifted
 };
 /// "scalene", "polymage", "rectangle".
 const char* tile_shape_name(TileShape s);

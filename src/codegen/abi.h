@@ -5,17 +5,22 @@
 //   int <symbol>(const trapeze_param* params,   // Pipeline::params() order
 //                const void* const* inputs,     // Pipeline::inputs() order
 //                void* const* outputs,          // Pipeline::outputs() order
-//                int num_threads);              // <= 0: OpenMP's default
+//                int num_threads,               // <= 0: OpenMP's default
+//                const trapeze_allocator* allocator); // NULL: aligned_alloc/free
 //   const char* <symbol>_signature(void);       // see signature() below
 //
 // Buffers are dense, last dimension contiguous, with the extents the runtime
 // checks (an input's extents; an output's domain extents). The function
 // returns 0 on success. It keeps no global state, so it may run on several
-// threads at once.
+// threads at once. Intermediate buffers (full ones, and scratchpads per
+// thread) come from `allocator` when it is given: the runtime passes a pool
+// per compiled pipeline (runtime/buffer_pool.h), so that repeated runs reuse
+// memory instead of mapping and page-faulting fresh pages every time.
 #pragma once
 
 #include "trapeze/pipeline.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +30,13 @@ namespace trapeze::codegen {
 union ParamSlot {
   std::int64_t i;
   double f;
+};
+
+/// trapeze_allocator, as generated code spells it.
+struct Allocator {
+  void* (*allocate)(void* context, std::size_t bytes);
+  void (*release)(void* context, void* memory);
+  void* context;
 };
 
 /// "trapeze_" + the pipeline name with every character outside [A-Za-z0-9_]

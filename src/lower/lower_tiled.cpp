@@ -8,6 +8,7 @@
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -315,10 +316,10 @@ private:
       return Block::make(std::move(nests));
     };
     const std::vector<std::vector<Interval>> boxes = boxes_of(regions, lets);
+    const std::vector<std::int64_t> bands = band_sizes(g, group);
     std::vector<Stmt> nests = {
-        group.inner_tile_sizes.empty()
-            ? nests_of(boxes)
-            : inner_tiles(g, group, tile, regions, margins, boxes_of, nests_of)};
+        bands.empty() ? nests_of(boxes)
+                      : inner_tiles(g, group, bands, tile, regions, margins, boxes_of, nests_of)};
     for (const auto& [s, buffer] : private_copy)
       nests.push_back(copy_out(g, s, tile, group.vectorize));
     Stmt body = Block::make(std::move(nests));
@@ -391,6 +392,30 @@ private:
                         body});
   }
 
+  // The sizes of the serial bands a tile runs in: the inner tiles if the
+  // schedule gives them; for the rectangle shape, otherwise, bands one point
+  // thick along every dimension but the innermost (whole tile there). The
+  // rectangle trapezoid of paper 000 §3.2 shifts each stage by its upper
+  // margin so that every dependence points backwards, then fuses the stages'
+  // point loops (its figure 14): a band of one row of the shifted space runs
+  // each stage on the row that the next stages need first, so consumers read
+  // rows their producers wrote just before (intra-tile locality). A tile
+  // computes the same points as the scalene shape; only the order differs.
+  // Keeping the innermost dimension whole keeps the innermost loops long and
+  // vectorizable. Empty: no bands (the stages run one after another).
+  static std::vector<std::int64_t> band_sizes(const GroupGeometry& g, const GroupSchedule& group) {
+    if (!group.inner_tile_sizes.empty()) return group.inner_tile_sizes;
+    if (group.shape != TileShape::Rectangle || g.stages.size() < 2) return {};
+    const std::size_t dims = g.common_dims();
+    std::vector<std::int64_t> sizes(dims, 1);
+    if (dims < 2) return sizes;
+    // The innermost band spans the whole tile: its tile size, or (untiled) a
+    // size no domain reaches.
+    sizes[dims - 1] = group.tile_sizes.empty() ? std::numeric_limits<std::int32_t>::max()
+                                               : group.tile_sizes[dims - 1];
+    return sizes;
+  }
+
   // Multi-level tiling (paper 001 §5.2): inside the overlapped tile, serial
   // parallelogram tiles whose faces lean like the tile's upper faces. In each
   // dimension, inner tile j of stage s covers its region from B_j + above_s to
@@ -401,7 +426,8 @@ private:
   // tiles run in lexicographic order and reuse the outer tile's scratchpads.
   template <typename BoxesOf, typename NestsOf>
   Stmt inner_tiles(const GroupGeometry& g, const GroupSchedule& group,
-                   const std::vector<Interval>& tile, const GroupRegions& regions,
+                   const std::vector<std::int64_t>& band_sizes, const std::vector<Interval>& tile,
+                   const GroupRegions& regions,
                    const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& margins,
                    const BoxesOf& boxes_of, const NestsOf& nests_of) {
     const std::size_t dims = g.common_dims();
@@ -411,10 +437,11 @@ private:
     GroupRegions bands(g.stages.size(), std::vector<Interval>(dims));
     for (std::size_t c = 0; c < dims; ++c) {
       const std::string& dim = g.alignment.common_dims[c];
-      const std::int64_t size = group.inner_tile_sizes[c];
+      const std::int64_t size = band_sizes[c];
       vars.push_back(fresh(dim + "_inner"));
       last.push_back(prover_.simplify(
-          sub(div_of(add(sub(tile[c].hi, tile[c].lo), i64(size)), i64(size)), i64(1))));
+          size == 1 ? sub(tile[c].hi, tile[c].lo)
+                    : sub(div_of(add(sub(tile[c].hi, tile[c].lo), i64(size)), i64(size)), i64(1))));
       const std::string start = fresh(dim + "_inner_lo");
       lets.emplace_back(
           start, prover_.simplify(
@@ -449,10 +476,13 @@ private:
     for (std::size_t c = dims; c-- > 0;)
       body = For::make(vars[c], i64(0), last[c], ForKind::Serial, body);
     std::string sizes;
-    for (std::int64_t size : group.inner_tile_sizes)
+    for (std::int64_t size : band_sizes)
       sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-    return Block::make(
-        {Comment::make("inner parallelogram tiles [" + sizes + "], in order"), body});
+    const std::string what = group.inner_tile_sizes.empty()
+                                 ? "rectangle shape: the stages' point loops fused in bands [" +
+                                       sizes + "], each stage shifted by its upper margin, in order"
+                                 : "inner parallelogram tiles [" + sizes + "], in order";
+    return Block::make({Comment::make(what), body});
   }
 
   // The largest region of the stage in its dimension k over all tiles (never

@@ -27,8 +27,11 @@ namespace trapeze::lower {
 ///    every reader.
 /// The schedule must already be valid (Schedule::validate). Throws
 /// trapeze::Error naming the group or stage for what lowering does not
-/// support (sampled groups, reductions in tiled groups, inner tiles, the
-/// rectangle shape, inlining a stage with cases or a reduction).
+/// support (reductions in tiled groups, inlining a stage with cases or a
+/// reduction).
+///  * The rectangle shape computes the scalene regions, with the stages'
+///    point loops fused in one-row bands along every dimension but the
+///    innermost, each stage shifted by its upper margin (paper 000 §3.2).
 Stmt lower_schedule(const Pipeline& p, const Schedule& schedule);
 
 } // namespace trapeze::lower

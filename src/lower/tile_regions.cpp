@@ -114,9 +114,6 @@ GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std:
 GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
                           const std::vector<Interval>& tile, const BindRegion& bind) {
   TRAPEZE_ASSERT(tile.size() == g.common_dims(), "a tile with the wrong number of dimensions");
-  if (shape == TileShape::Rectangle)
-    throw Error(g.name +
-                ": the rectangle tile shape is not supported yet; use scalene or polymage");
   const std::size_t n = g.stages.size(), dims = g.common_dims();
   GroupRegions regions(n);
   const std::vector<std::int64_t> level = levels(g);

@@ -4,6 +4,7 @@
 
 #include "codegen/abi.h"
 #include "codegen/cpp_codegen.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/shared_library.h"
 #include "trapeze/runtime.h"
 
@@ -16,7 +17,8 @@ namespace trapeze {
 namespace runtime {
 /// The entry function of generated code (codegen/abi.h).
 using EntryFunction = int (*)(const codegen::ParamSlot* params, const void* const* inputs,
-                              void* const* outputs, int num_threads);
+                              void* const* outputs, int num_threads,
+                              const codegen::Allocator* allocator);
 /// <entry>_signature().
 using SignatureFunction = const char* (*)();
 } // namespace runtime
@@ -33,6 +35,9 @@ struct CompiledPipeline::Impl {
   /// Keeps the shared object loaded as long as a copy of the pipeline lives.
   std::shared_ptr<const runtime::SharedLibrary> library;
   runtime::EntryFunction entry = nullptr;
+  /// Intermediate buffers kept between runs (shared by concurrent runs; the
+  /// pool is thread-safe, hence usable through a const Impl).
+  std::shared_ptr<runtime::BufferPool> pool = std::make_shared<runtime::BufferPool>();
 };
 
 namespace runtime {

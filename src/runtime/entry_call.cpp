@@ -36,8 +36,8 @@ CallArguments marshal_arguments(const Pipeline& p, const ParamValues& bound,
 }
 
 void invoke(const CompiledPipeline::Impl& impl, const CallArguments& args, int threads) {
-  const int status =
-      impl.entry(args.params.data(), args.inputs.data(), args.outputs.data(), threads);
+  const int status = impl.entry(args.params.data(), args.inputs.data(), args.outputs.data(),
+                                threads, impl.pool->allocator());
   if (status != 0)
     throw Error("running the compiled pipeline '" + impl.pipeline.name() + "' (" +
                 impl.library_path + ") failed: its entry function returned " +

@@ -51,4 +51,10 @@ const std::string& CompiledPipeline::library_path() const { return checked(impl_
 
 bool CompiledPipeline::from_cache() const { return checked(impl_).from_cache; }
 
+std::size_t CompiledPipeline::retained_memory_bytes() const {
+  return checked(impl_).pool->bytes_retained();
+}
+
+void CompiledPipeline::release_retained_memory() const { checked(impl_).pool->release_free(); }
+
 } // namespace trapeze

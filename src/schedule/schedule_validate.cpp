@@ -150,10 +150,17 @@ private:
     return stages;
   }
 
-  // A fused group: connected, and without reductions.
+  // A fused group: connected, and without reductions; a reduction's own
+  // group is untiled (lowering tiles only pure and case stages).
   void check_fusable(std::size_t g) const {
     const std::vector<const ir::Function*> stages = group_stages(g);
-    if (stages.size() == 1) return;
+    if (stages.size() == 1) {
+      if (stages.front()->definition().is_reduction() && !s_.groups[g].tile_sizes.empty())
+        throw Error("schedule: " + describe_group(s_, g) + " tiles the reduction " +
+                    stages.front()->describe() +
+                    "; reductions cannot be tiled yet: leave its tile_sizes empty");
+      return;
+    }
     for (const ir::Function* f : stages)
       if (f->definition().is_reduction())
         throw Error("schedule: " + describe_group(s_, g) + " fuses the reduction " + f->describe() +

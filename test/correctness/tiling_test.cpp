@@ -70,6 +70,7 @@ Schedule harris_shared_live_out(const Pipeline& p) {
 
 std::vector<TilingCase> all_cases() {
   const auto scalene = TileShape::Scalene, polymage = TileShape::PolyMage;
+  const auto rectangle = TileShape::Rectangle;
   const auto scratch = Storage::Scratchpad, full = Storage::Full, inlined = Storage::Inlined;
   const auto blur = &apps::make_manual_schedule_blur;
   const auto unsharp = &apps::make_manual_schedule_unsharp;
@@ -84,6 +85,8 @@ std::vector<TilingCase> all_cases() {
       {"blur", "scalene_inner_5x9", variant(blur, {32, 64}, scalene, {}, 2, {5, 9})},
       {"blur", "polymage_inner_1x1", variant(blur, {6, 10}, polymage, {}, 1, {1, 1})},
       {"blur", "scalene_inlined_blurx", variant(blur, {4, 9}, scalene, {{"blurx", inlined}})},
+      {"blur", "rectangle_7x13", variant(blur, {7, 13}, rectangle)},
+      {"blur", "rectangle_untiled", variant(blur, {}, rectangle)},
       {"unsharp", "manual", unsharp},
       {"unsharp", "scalene_scratchpad_2x5x11",
        variant(unsharp, {2, 5, 11}, scalene, {{"sharpen", scratch}}, 3)},
@@ -93,6 +96,10 @@ std::vector<TilingCase> all_cases() {
       {"unsharp", "scalene_inner_1x3x100",
        variant(unsharp, {2, 16, 512}, scalene, {}, 2, {1, 3, 100})},
       {"unsharp", "scalene_inlined_1_wide", variant(unsharp, {1, 1, 1}, scalene)},
+      {"unsharp", "rectangle_scratchpad_2x5x11",
+       variant(unsharp, {2, 5, 11}, rectangle, {{"sharpen", scratch}}, 2)},
+      {"unsharp", "rectangle_inner_1x3x100",
+       variant(unsharp, {2, 16, 512}, rectangle, {}, 2, {1, 3, 100})},
       {"harris", "manual", harris},
       {"harris", "polymage_6x10", variant(harris, {6, 10}, polymage)},
       {"harris", "scalene_1x5", variant(harris, {1, 5}, scalene, {}, 2)},
@@ -101,6 +108,8 @@ std::vector<TilingCase> all_cases() {
       {"harris", "shared_live_out", harris_shared_live_out},
       {"harris", "polymage_inner_3x7", variant(harris, {16, 40}, polymage, {}, 2, {3, 7})},
       {"harris", "scalene_inner_4x11", variant(harris, {20, 1000}, scalene, {}, 1, {4, 11})},
+      {"harris", "rectangle_9x14", variant(harris, {9, 14}, rectangle, {}, 2)},
+      {"harris", "rectangle_1x1", variant(harris, {1, 1}, rectangle)},
   };
 }
 
@@ -147,9 +156,9 @@ Pipeline down_up() {
   return Pipeline({U}, "down_up");
 }
 
-TEST(SampledGroup, MatchesInterpreterForBothShapes) {
+TEST(SampledGroup, MatchesInterpreterForEveryShape) {
   const Pipeline p = down_up();
-  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage}) {
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
     for (const std::vector<std::int64_t>& sizes :
          {std::vector<std::int64_t>{5, 7}, std::vector<std::int64_t>{1, 1},
           std::vector<std::int64_t>{9, 8, 3, 2}}) {

@@ -102,6 +102,11 @@ TEST(ScheduleErrors, ReductionInAFusedGroup) {
   Schedule inlined = Schedule::naive(p);
   inlined.storage["hist"] = Storage::Inlined;
   EXPECT_TRAPEZE_ERROR(inlined.validate(p), "'hist'", "is a reduction and cannot be inlined");
+
+  Schedule tiled = Schedule::naive(p);
+  tiled.groups[0].tile_sizes = {4};
+  EXPECT_TRAPEZE_ERROR(tiled.validate(p), "group 0 [hist] tiles the reduction 'hist'",
+                       "leave its tile_sizes empty");
 }
 
 TEST(ScheduleErrors, DependencesThatCannotBeMadeConstant) {

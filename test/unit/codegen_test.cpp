@@ -28,7 +28,8 @@ namespace {
 using testing::HasSubstr;
 using testing::Not;
 
-using EntryFn = int (*)(const codegen::ParamSlot*, const void* const*, void* const*, int);
+using EntryFn = int (*)(const codegen::ParamSlot*, const void* const*, void* const*, int,
+                        const codegen::Allocator*);
 using SignatureFn = const char* (*)();
 
 std::string read_file(const std::string& path) {
@@ -225,7 +226,7 @@ TEST(Compiled, BlurMatchesHandComputedValues) {
   const codegen::ParamSlot params[] = {int_param(C), int_param(R)};
   const void* inputs[] = {img.data()};
   void* outputs[] = {out.data()};
-  ASSERT_EQ(lib.entry(params, inputs, outputs, 2), 0);
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 2, nullptr), 0);
   const auto at = [&](int i, int j) { return img[i * (C + 2) + j]; };
   const auto bx = [&](int i, int j) { return (at(i - 1, j) + at(i, j) + at(i + 1, j)) / 3.0f; };
   for (int i = 1; i <= R; ++i)
@@ -247,7 +248,7 @@ TEST(Compiled, HarrisIyBordersAreZero) {
     const codegen::ParamSlot params[] = {int_param(C), int_param(R)};
     const void* inputs[] = {img.data()};
     void* outputs[] = {out.data()};
-    ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+    ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
     const auto at = [&](int i, int j) { return img[i * (C + 2) + j]; };
     for (int x = 0; x <= R + 1; ++x) {
       for (int y = 0; y <= C + 1; ++y) {
@@ -279,7 +280,7 @@ TEST(Compiled, CaseOrderResidualsAndUnorderedBoundaries) {
     std::vector<std::int32_t> out(N_, -1);
     const codegen::ParamSlot params[] = {int_param(k), int_param(N_)};
     void* outputs[] = {out.data()};
-    ASSERT_EQ(lib.entry(params, nullptr, outputs, 1), 0);
+    ASSERT_EQ(lib.entry(params, nullptr, outputs, 1, nullptr), 0);
     for (int i = 0; i < N_; ++i) {
       const int expect = i < 3 ? 1 : (i >= 5 && i % 2 == 0) ? 2 : i >= 4 ? 3 : i <= k ? 5 : 4;
       EXPECT_EQ(out[i], expect) << "K=" << k << " x=" << i;
@@ -309,7 +310,7 @@ TEST(Compiled, FloorDivisionAndSampling) {
   const codegen::ParamSlot params[] = {int_param(n)};
   const void* inputs[] = {data.data()};
   void* outputs[] = {up_out.data(), arith_out.data()};
-  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
   const auto floordiv = [](int a, int b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
   const auto floormod = [&](int a, int b) { return a - b * floordiv(a, b); };
   const auto arith_at = [&](int i) {
@@ -345,7 +346,7 @@ TEST(Compiled, NarrowIntegerArithmeticWrapsLikeC) {
   const codegen::ParamSlot params[] = {int_param(C_), int_param(R_)};
   const void* inputs[] = {img_data.data()};
   void* outputs[] = {result.data()};
-  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
   for (int i = 0; i < R_; ++i) {
     for (int j = 0; j < C_; ++j) {
       const int a = img_data[i * (C_ + 1) + j], b = img_data[i * (C_ + 1) + j + 1];
@@ -377,7 +378,7 @@ TEST(Compiled, DataDependentLookUpIsClamped) {
   const codegen::ParamSlot params[] = {int_param(C_), int_param(R_)};
   const void* inputs[] = {img_data.data()};
   void* outputs[] = {result.data()};
-  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
   for (std::size_t k = 0; k < img_data.size(); ++k) {
     const int v = std::min(img_data[k] + 10, 255);
     EXPECT_EQ(result[k], v * v % 1000 + 0) << k; // img - 300 clamps to lut(0) = 0
@@ -408,7 +409,7 @@ TEST(Compiled, HistogramReduction) {
   const codegen::ParamSlot params[] = {int_param(n)};
   const void* inputs[] = {img_data.data()};
   void* outputs[] = {result.data()};
-  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
   std::vector<int> hist_ref(16, 0), low_ref(4, 255);
   for (int k = 0; k < n; ++k) {
     hist_ref[img_data[k] / 16] += 1;
@@ -447,7 +448,7 @@ TEST(Compiled, FloatMathAndReservedNames) {
   params[1].f = 0.3;
   const void* inputs[] = {in.data()};
   void* outputs[] = {out.data()};
-  ASSERT_EQ(lib.entry(params, inputs, outputs, 0), 0);
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
   for (int i = 0; i < n; ++i) {
     const float v = in[i];
     const float fm = v - 0.75f * std::floor(v / 0.75f);

@@ -1,4 +1,5 @@
 trapeze_add_gtest(unit_jit unit
+  buffer_pool_test.cpp
   jit_cache_test.cpp
   module_loader_test.cpp
 )

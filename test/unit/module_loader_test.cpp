@@ -30,11 +30,14 @@ codegen::CppModule hand_written_blur(const Pipeline& p, const std::string& signa
   m.signature = codegen::signature(p);
   m.source = R"(#include <cstdint>
 typedef union { std::int64_t i; double f; } trapeze_param;
+struct trapeze_allocator;
 extern "C" const char* trapeze_blur_signature(void) { return ")" +
              signature + R"("; }
 extern "C" int trapeze_blur(const trapeze_param* params, const void* const* inputs,
-                            void* const* outputs, int num_threads) {
+                            void* const* outputs, int num_threads,
+                            const trapeze_allocator* allocator) {
   (void)num_threads;
+  (void)allocator;
   const std::int64_t C = params[0].i, R = params[1].i; // parameters sorted by name
   const float* img = static_cast<const float*>(inputs[0]);
   float* blury = static_cast<float*>(outputs[0]);

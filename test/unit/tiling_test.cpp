@@ -244,12 +244,26 @@ TEST(LowerScheduleErrors, GroupThatCannotBeAligned) {
                   HasSubstr("group 0 (Ix, Iy) cannot be tiled"), HasSubstr("not connected"))));
 }
 
-TEST(LowerScheduleErrors, RectangleShape) {
+TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
+  // blur tiled [32, 256] over (x, y): one band per row x; blury reads blurx
+  // at y - 1 .. y + 1, so blurx is shifted by its upper margin 1 along y
+  // (its band starts at y_inner_lo + 1); the regions are the scalene ones.
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
   s.groups[0].shape = TileShape::Rectangle;
-  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
-              testing::ThrowsMessage<Error>(HasSubstr("rectangle tile shape is not supported")));
+  const std::string text = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(text, HasSubstr("rectangle shape: the stages' point loops fused in bands [1, 256]"));
+  EXPECT_THAT(text, HasSubstr("serial for x_inner in [0, x_tile_hi - x_tile_lo]"));
+  EXPECT_THAT(text, HasSubstr("max(blurx_y_lo, y_inner_lo + 1)"));
+  Schedule scalene = s;
+  scalene.groups[0].shape = TileShape::Scalene;
+  const ParamValues params = p.bind({});
+  const lower::GroupFootprint a = lower::group_footprint(p, s.groups[0], 0, params);
+  const lower::GroupFootprint b = lower::group_footprint(p, scalene.groups[0], 0, params);
+  EXPECT_EQ(a.computed_points, b.computed_points);
+  ASSERT_EQ(a.stages.size(), b.stages.size());
+  for (std::size_t i = 0; i < a.stages.size(); ++i)
+    EXPECT_EQ(a.stages[i].scratchpad_extents, b.stages[i].scratchpad_extents);
 }
 
 } // namespace

@@ -3,11 +3,15 @@
 #include "halide_peer_support.h"
 
 #include "trapeze/error.h"
+#include "trapeze/pipeline.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 
 namespace trapeze::bench {
 
@@ -27,7 +31,57 @@ halide_type_t halide_type_of(ScalarType t) {
   throw InternalError("halide_type_of: unknown scalar type");
 }
 
+/// `b` grown by growth[d] at the high end of each dimension d (Halide's
+/// order; dimensions past growth's size are not grown), zero-filled, with
+/// b's contents at b's own coordinates.
+Halide::Runtime::Buffer<> grown_copy(const Halide::Runtime::Buffer<>& b,
+                                     const std::vector<int>& growth) {
+  std::vector<halide_dimension_t> shape(static_cast<std::size_t>(b.dimensions()));
+  int stride = 1;
+  for (int d = 0; d < b.dimensions(); ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    shape[du].min = b.dim(d).min();
+    shape[du].extent = b.dim(d).extent() + (du < growth.size() ? growth[du] : 0);
+    shape[du].stride = stride;
+    stride *= shape[du].extent;
+  }
+  Halide::Runtime::Buffer<> copy(b.type(), nullptr, b.dimensions(), shape.data());
+  copy.allocate();
+  std::memset(copy.data(), 0, copy.size_in_bytes());
+  copy.copy_from(b);
+  return copy;
+}
+
 } // namespace
+
+std::vector<int> default_output_extents(const PeerContext& ctx, const std::string& output) {
+  const Box box =
+      concrete_domain(*ctx.pipeline.stage(output), ctx.pipeline.bind(ctx.app.default_size));
+  std::vector<int> extents;
+  for (int d = box.dimensions() - 1; d >= 0; --d) // Halide's order: innermost first
+    extents.push_back(static_cast<int>(box.extent(d)));
+  return extents;
+}
+
+int call_grown(std::vector<Halide::Runtime::Buffer<>> inputs, Halide::Runtime::Buffer<> output,
+               const std::vector<int>& min_extents,
+               const std::function<int(std::vector<Halide::Runtime::Buffer<>>& inputs,
+                                       Halide::Runtime::Buffer<>& output)>& call) {
+  std::vector<int> growth(static_cast<std::size_t>(output.dimensions()), 0);
+  bool grow = false;
+  for (int d = 0; d < output.dimensions() && d < static_cast<int>(min_extents.size()); ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    growth[du] = std::max(0, min_extents[du] - output.dim(d).extent());
+    grow = grow || growth[du] > 0;
+  }
+  if (!grow) return call(inputs, output);
+  for (auto& input : inputs)
+    input = grown_copy(input, growth);
+  Halide::Runtime::Buffer<> big_output = grown_copy(output, growth);
+  const int status = call(inputs, big_output);
+  output.copy_from(big_output);
+  return status;
+}
 
 Halide::Runtime::Buffer<> halide_view(const Buffer& b, const std::vector<int>& mins) {
   const int dims = b.dimensions();
@@ -44,34 +98,131 @@ Halide::Runtime::Buffer<> halide_view(const Buffer& b, const std::vector<int>& m
                                    shape.data());
 }
 
+namespace {
+
+// Halide's default error handler aborts the process; this one keeps the
+// message, so that a failing Halide pipeline becomes a trapeze::Error.
+std::mutex halide_error_mutex;
+std::string halide_error_message;
+
+void keep_halide_error(void* /*user_context*/, const char* message) {
+  const std::lock_guard<std::mutex> lock(halide_error_mutex);
+  halide_error_message = message;
+}
+
+std::string take_halide_error() {
+  const std::lock_guard<std::mutex> lock(halide_error_mutex);
+  std::string message = std::move(halide_error_message);
+  halide_error_message.clear();
+  while (!message.empty() && message.back() == '\n')
+    message.pop_back();
+  return message;
+}
+
+bool is_default_size(const PeerContext& ctx) {
+  const ParamValues defaults = ctx.pipeline.bind(ctx.app.default_size);
+  return std::equal(ctx.bound.begin(), ctx.bound.end(), defaults.begin(), defaults.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.first == b.first && a.second.i == b.second.i &&
+                             a.second.f == b.second.f;
+                    });
+}
+
+} // namespace
+
+int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
+                      const std::vector<int>& min_extents,
+                      const std::function<int(halide_buffer_t*)>& run) {
+  Halide::Runtime::Buffer<> view = halide_view(out, mins);
+  const int dims = out.dimensions();
+  bool small = false;
+  std::vector<int> extents(static_cast<std::size_t>(dims)); // Halide's order
+  for (int d = 0; d < dims && !min_extents.empty(); ++d) {
+    const int extent = static_cast<int>(out.extent(d));
+    const int least = min_extents.at(static_cast<std::size_t>(d));
+    small = small || extent < least;
+    extents[static_cast<std::size_t>(dims - 1 - d)] = std::max(extent, least);
+  }
+  if (!small) return run(view);
+  Halide::Runtime::Buffer<> scratch(view.type(), extents);
+  std::vector<int> halide_mins(static_cast<std::size_t>(dims));
+  for (int d = 0; d < dims; ++d)
+    halide_mins[static_cast<std::size_t>(d)] = view.dim(d).min();
+  scratch.set_min(halide_mins);
+  if (const int status = run(scratch); status != 0) return status;
+  view.copy_from(scratch);
+  return 0;
+}
+
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call) {
+  static const bool handler_set = (halide_set_error_handler(keep_halide_error), true);
+  (void)handler_set;
   auto outputs = std::make_shared<BufferMap>(allocate_outputs(ctx.pipeline, ctx.bound));
   Variant v;
   v.name = name;
   v.run = [call = std::move(call), inputs = ctx.inputs, outputs, threads = ctx.threads, name] {
     halide_set_num_threads(threads);
     if (const int status = call(*inputs, *outputs); status != 0)
-      throw Error(fmt::format("{}: the Halide pipeline returned error {}", name, status));
+      throw Error(fmt::format("{}: the Halide pipeline returned error {}: {}", name, status,
+                              take_halide_error()));
   };
   v.result = [outputs] { return *outputs; };
   return v;
 }
 
-std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
-  using Maker = std::vector<Variant> (*)(const PeerContext&);
+namespace {
+
+using Maker = std::vector<Variant> (*)(const PeerContext&);
+
+// The Halide versions of the apps, by app name.
+const std::map<std::string, Maker>& halide_makers() {
   static const std::map<std::string, Maker> makers = {
+      {"bilateral_grid", halide_bilateral_grid_variants},
       {"blur", halide_blur_variants},
+      {"camera_pipe", halide_camera_pipe_variants},
+      {"harris", halide_harris_variants},
+      {"interpolate", halide_interpolate_variants},
       {"local_laplacian", halide_local_laplacian_variants},
       {"pyramid_blend", halide_pyramid_blend_variants},
+      {"unsharp", halide_unsharp_variants},
   };
+  return makers;
+}
+
+} // namespace
+
+std::vector<std::string> halide_apps() {
+  std::vector<std::string> names;
+  for (const auto& [name, maker] : halide_makers())
+    names.push_back(name);
+  return names;
+}
+
+std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
+  const std::map<std::string, Maker>& makers = halide_makers();
   const auto it = makers.find(ctx.app.name);
   if (it == makers.end()) {
     skipped.push_back("halide: no Halide version of " + ctx.app.name +
                       " (the multigrid cycles have none)");
     return {};
   }
-  return it->second(ctx);
+  std::vector<Variant> variants = it->second(ctx);
+  if (is_default_size(ctx)) return variants;
+  // The schedules are made for the default size (the autoschedulers' estimates);
+  // at another size a schedule's tiles (shifted inwards) may not fit the
+  // buffers. Such a row is skipped, with Halide's reason; at the default size
+  // every failure is an error.
+  std::vector<Variant> runnable;
+  for (Variant& v : variants) {
+    try {
+      v.run();
+      runnable.push_back(std::move(v));
+    } catch (const Error& e) {
+      skipped.push_back(fmt::format("{} (its schedule is made for the default size)", e.what()));
+    }
+  }
+  return runnable;
 }
 
 } // namespace trapeze::bench

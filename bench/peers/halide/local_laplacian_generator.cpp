@@ -5,7 +5,7 @@
 // first, so every Func here is f(y, x, k), f(y, x) or f(y, x, c) over the
 // same index values. The input img_colour and the output laplacian both start
 // at 0, as in the trapeze pipeline. R and C (the output's rows and columns)
-// are the input's extents less its 2-pixel zero border on each side.
+// are scalar inputs, as in trapeze.
 //
 // Ghost zones: level l spans rows [0, R/2^l + 3] and columns [0, C/2^l + 3],
 // and the pyramid stages are 0 outside their interior (trapeze `cases` with
@@ -48,11 +48,16 @@ public:
   Input<Buffer<uint16_t>> img_colour{"img_colour", 3};
   Input<float> alpha{"alpha"};
   Input<float> beta{"beta"};
+  /// The output's rows and columns (trapeze's size parameters R and C);
+  /// scalars rather than the input's extents, so that a grown input (see
+  /// call_grown) leaves the ghost zones where trapeze has them.
+  Input<int> out_rows{"R"};
+  Input<int> out_cols{"C"};
   Output<Buffer<uint16_t>> laplacian{"laplacian", 3};
 
   void generate() {
-    R_ = img_colour.dim(1).extent() - 4;
-    C_ = img_colour.dim(0).extent() - 4;
+    R_ = out_rows;
+    C_ = out_cols;
 
     img_(y, x) = strict_float((0.299f * cast<float>(img_colour(y, x, 2)) +
                                0.587f * cast<float>(img_colour(y, x, 1)) +
@@ -118,6 +123,8 @@ public:
     img_colour.set_estimates({{0, 1540}, {0, 2564}, {0, 3}});
     alpha.set_estimate(1.0f / 7.0f);
     beta.set_estimate(1.0f);
+    out_rows.set_estimate(2560);
+    out_cols.set_estimate(1536);
     laplacian.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
     if (auto_schedule) return;
 

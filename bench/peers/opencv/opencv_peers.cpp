@@ -1,11 +1,40 @@
-// The OpenCV rows of trapeze bench: for now, every app is listed as skipped.
-#include "peers.h"
+// The dispatch from an app to its OpenCV version; the apps without one are
+// listed as skipped.
+#include "opencv_peer_support.h"
+
+#include <map>
 
 namespace trapeze::bench {
 
+namespace {
+
+using Maker = std::vector<Variant> (*)(const PeerContext&);
+
+const std::map<std::string, Maker>& opencv_makers() {
+  static const std::map<std::string, Maker> makers = {
+      {"blur", opencv_blur_variants},
+      {"harris", opencv_harris_variants},
+      {"unsharp", opencv_unsharp_variants},
+  };
+  return makers;
+}
+
+} // namespace
+
+std::vector<std::string> opencv_apps() {
+  std::vector<std::string> names;
+  for (const auto& [name, maker] : opencv_makers())
+    names.push_back(name);
+  return names;
+}
+
 std::vector<Variant> opencv_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
-  skipped.push_back("opencv: no OpenCV version of " + ctx.app.name + " yet");
-  return {};
+  const auto it = opencv_makers().find(ctx.app.name);
+  if (it == opencv_makers().end()) {
+    skipped.push_back("opencv: no OpenCV equivalent of " + ctx.app.name);
+    return {};
+  }
+  return it->second(ctx);
 }
 
 } // namespace trapeze::bench

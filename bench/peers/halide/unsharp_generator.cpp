@@ -1,0 +1,69 @@
+// unsharp (benchmarks.md section 1) in Halide 14, for trapeze bench.
+//
+// Coordinates: trapeze's unsharp is f(c, x, y) with c the channel (outer), x
+// the row and y the column (contiguous); Halide lists the innermost dimension
+// first, so every Func here is f(y, x, c) over the same index values. The
+// input starts at (0, 0, 0), the output `mask` at (2, 2, 0) (trapeze's
+// (c, x, y) = (0, 2, 2)), as in the trapeze pipeline. The stages read only
+// inside their producers' domains, so no boundary condition is needed.
+#include "Halide.h"
+
+namespace {
+
+using namespace Halide;
+
+class UnsharpGenerator : public Generator<UnsharpGenerator> {
+public:
+  Input<Buffer<float>> img{"img", 3};
+  Input<float> threshold{"threshold", 0.001f};
+  Input<float> weight{"weight", 3.0f};
+  Output<Buffer<float>> mask{"mask", 3};
+
+  void generate() {
+    // The taps summed left to right and multiplied by 0.0625f, as trapeze's.
+    // strict_float: IEEE evaluation in the order written, without fused
+    // multiply-adds, as trapeze's generated code (-ffp-contract=off); mask's
+    // threshold test would otherwise flip at a few points.
+    blurx(y, x, c) =
+        strict_float((img(y, x - 2, c) + 4.0f * img(y, x - 1, c) + 6.0f * img(y, x, c) +
+                      4.0f * img(y, x + 1, c) + img(y, x + 2, c)) *
+                     0.0625f);
+    blury(y, x, c) =
+        strict_float((blurx(y - 2, x, c) + 4.0f * blurx(y - 1, x, c) + 6.0f * blurx(y, x, c) +
+                      4.0f * blurx(y + 1, x, c) + blurx(y + 2, x, c)) *
+                     0.0625f);
+    sharpen(y, x, c) = strict_float(img(y, x, c) * (1.0f + weight) - blury(y, x, c) * weight);
+    mask(y, x, c) = strict_float(
+        select(abs(img(y, x, c) - blury(y, x, c)) < threshold, img(y, x, c), sharpen(y, x, c)));
+  }
+
+  void schedule() {
+    // The benchmark's default size: a 2832 x 4256 colour image (the output),
+    // inside a 2-pixel zero border (the input).
+    img.set_estimates({{0, 4256 + 4}, {0, 2832 + 4}, {0, 3}});
+    threshold.set_estimate(0.001f);
+    weight.set_estimate(3.0f);
+    mask.set_estimates({{2, 4256}, {2, 2832}, {0, 3}});
+    if (auto_schedule) return;
+    // The schedule an expert writes: strips of 8 rows of one channel, the
+    // (channel, strip) loops fused and parallel; inside a strip, per output
+    // row, blurx (the vertical blur) is computed for the row's columns plus
+    // the 4 blury needs, then blury, then mask (sharpen inlined), all
+    // vectorized across columns. A row's intermediates (17 KB each at the
+    // default size) stay in L1/L2. Rows are not split across columns, so
+    // that any image at least one vector wide works.
+    const int vec = natural_vector_size<float>();
+    Var xo("xo"), xi("xi"), strip("strip");
+    mask.split(x, xo, xi, 8).fuse(xo, c, strip).parallel(strip).vectorize(y, vec);
+    blury.compute_at(mask, xi).vectorize(y, vec);
+    blurx.compute_at(mask, xi).vectorize(y, vec);
+  }
+
+private:
+  Var c{"c"}, x{"x"}, y{"y"};
+  Func blurx{"blurx"}, blury{"blury"}, sharpen{"sharpen"};
+};
+
+} // namespace
+
+HALIDE_REGISTER_GENERATOR(UnsharpGenerator, unsharp)

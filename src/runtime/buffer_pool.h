@@ -1,0 +1,56 @@
+// Memory for generated code's intermediate buffers, kept between runs.
+//
+// Without it every run of a compiled pipeline allocates its full intermediate
+// buffers afresh; for the sizes of the benchmark suite (tens to hundreds of
+// MB) the C library maps new pages each time, and the first touch of every
+// page faults. A pipeline run over and over (a video, a benchmark) would pay
+// that on every frame: the pool keeps released blocks and hands them out
+// again, as Halide's and PolyMage's runtimes let a caller do.
+#pragma once
+
+#include "codegen/abi.h"
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace trapeze::runtime {
+
+/// A thread-safe pool of 64-byte aligned blocks. allocate() returns the
+/// smallest free block that holds `bytes` and is at most twice as large, or
+/// a new one; release() keeps the block for reuse. Free blocks beyond the
+/// most bytes ever in use at once (one run's worth, or a few concurrent
+/// runs') are returned to the system, largest first.
+class BufferPool {
+public:
+  BufferPool() = default;
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  void* allocate(std::size_t bytes);
+  void release(void* memory);
+  /// Returns every free block to the system.
+  void release_free();
+
+  /// The allocator generated code calls (codegen/abi.h), bound to this pool.
+  const codegen::Allocator* allocator() const { return &allocator_; }
+
+  /// Bytes in blocks handed out and not released, and in free blocks kept.
+  std::size_t bytes_in_use() const;
+  std::size_t bytes_retained() const;
+
+private:
+  void trim_locked();
+
+  mutable std::mutex mutex_;
+  std::multimap<std::size_t, void*> free_;        // by size
+  std::unordered_map<void*, std::size_t> in_use_; // block -> size
+  std::size_t in_use_bytes_ = 0, free_bytes_ = 0, peak_in_use_bytes_ = 0;
+  codegen::Allocator allocator_{
+      [](void* pool, std::size_t bytes) { return static_cast<BufferPool*>(pool)->allocate(bytes); },
+      [](void* pool, void* memory) { static_cast<BufferPool*>(pool)->release(memory); }, this};
+};
+
+} // namespace trapeze::runtime
