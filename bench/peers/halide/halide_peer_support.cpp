@@ -183,6 +183,8 @@ const std::map<std::string, Maker>& halide_makers() {
       {"camera_pipe", halide_camera_pipe_variants},
       {"harris", halide_harris_variants},
       {"interpolate", halide_interpolate_variants},
+      {"local_laplacian", halide_local_laplacian_variants},
+      {"pyramid_blend", halide_pyramid_blend_variants},
       {"unsharp", halide_unsharp_variants},
   };
   return makers;

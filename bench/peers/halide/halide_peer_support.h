@@ -78,6 +78,8 @@ std::vector<Variant> halide_blur_variants(const PeerContext& ctx);
 std::vector<Variant> halide_camera_pipe_variants(const PeerContext& ctx);
 std::vector<Variant> halide_harris_variants(const PeerContext& ctx);
 std::vector<Variant> halide_interpolate_variants(const PeerContext& ctx);
+std::vector<Variant> halide_local_laplacian_variants(const PeerContext& ctx);
+std::vector<Variant> halide_pyramid_blend_variants(const PeerContext& ctx);
 std::vector<Variant> halide_unsharp_variants(const PeerContext& ctx);
 
 } // namespace trapeze::bench
