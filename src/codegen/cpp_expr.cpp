@@ -49,7 +49,13 @@ namespace {
 
 // C++ precedence levels: a smaller number binds tighter.
 constexpr int kPrimary = 0, kUnary = 3, kMul = 5, kAdd = 6, kShift = 7, kRel = 9, kEq = 10,
-              kBitAnd = 11, kBitOr = 13;
+              kBitAnd = 11, kBitOr = 13, kTernary = 16;
+
+bool reads_memory(const Expr& e) {
+  bool found = false;
+  ir::for_each_node(e, [&](const Expr& x) { found = found || x.as<Access>() != nullptr; });
+  return found;
+}
 
 struct Text {
   std::string s;
@@ -107,10 +113,18 @@ public:
     if (const auto* u = e.as<Unary>()) return unary(*u);
     if (const auto* b = e.as<Binary>()) return binary(*b);
     if (const auto* s = e.as<Select>()) {
-      // A function call evaluates both values first (select may, expr.h), so
-      // the loads in them are unconditional and the compiler can turn the
-      // choice into a vector blend; a ?: with loads in its arms is control
-      // flow that keeps the loop from vectorizing.
+      // A select that tests only coordinates may guard a case's value, whose
+      // accesses are in bounds only inside the case's box (lowering keeps a
+      // case as such a select where it cannot split the loops at the box):
+      // it stays a lazy ?:. Any other select evaluates both values (expr.h
+      // allows it, and both are in bounds), through a function call, so the
+      // loads are unconditional and the compiler can blend them into a
+      // vector; a ?: with loads in its arms is control flow that keeps the
+      // loop from vectorizing.
+      if (!reads_memory(s->cond))
+        return {wrap(print(s->cond), kTernary - 1) + " ? " + print(s->if_true).s + " : " +
+                    wrap(print(s->if_false), kTernary),
+                kTernary};
       return {helper("tz_select") + "<" + std::string(cpp_type_name(s->type)) + ">(" +
               print(s->cond).s + ", " + print(s->if_true).s + ", " + print(s->if_false).s + ")"};
     }

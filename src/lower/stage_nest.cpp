@@ -166,6 +166,22 @@ private:
       }
       spans.push_back(std::move(s));
     }
+    // A single case whose box cannot be ordered against the range (inside a
+    // tile the range's bounds are the tile's): cut at its start and stop
+    // clamped into the range, which are ordered by construction, so the case
+    // runs on its own piece without a per-point test (its value may read out
+    // of bounds outside its box).
+    if (live.size() == 1 && !spans[0].split) {
+      std::vector<Stmt> pieces;
+      const Expr bounds[] = {range.lo, spans[0].start, spans[0].stop, end};
+      for (std::size_t m = 0; m < 3; ++m) {
+        const std::vector<LiveCase> inside = m == 1 ? live : std::vector<LiveCase>{};
+        pieces.push_back(loop(d, bounds[m], prover_.simplify(add(bounds[m + 1], -1)),
+                              parallel_above,
+                              [&](bool parallel) { return split(d + 1, inside, parallel); }));
+      }
+      return Block::make(std::move(pieces));
+    }
     const auto position = [&](const Expr& cut) {
       for (std::size_t p = 0; p < cuts.size(); ++p)
         if (prover_.prove_le(cuts[p], cut) && prover_.prove_le(cut, cuts[p])) return p;

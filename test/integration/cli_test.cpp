@@ -1,4 +1,5 @@
 // The trapeze command line, run as a user runs it: exit codes, output, files.
+#include "support/cli_runner.h"
 #include "trapeze/image_io.h"
 
 #include <gmock/gmock.h>
@@ -17,17 +18,8 @@ namespace {
 using testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::CliResult;
+using testing_support::read_file;
 
 class Cli : public testing::Test {
 protected:
@@ -41,15 +33,7 @@ protected:
   void TearDown() override { fs::remove_all(dir_); }
 
   CliResult run(const std::string& args) const {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd =
-        std::string(TRAPEZE_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string();
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
+    return testing_support::run_cli(TRAPEZE_CLI_PATH, args, dir_);
   }
 
   fs::path dir_;

@@ -9,6 +9,7 @@
 // JIT's default flags, is the label `slow` (ctest -L slow), which
 // scripts/test.sh leaves out.
 #include "app.h"
+#include "support/cli_runner.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -55,29 +56,11 @@ std::vector<Case> test_cases() {
 }
 #endif
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using testing_support::CliResult;
 
 CliResult run_cli(const std::string& args, const fs::path& dir, const std::string& flags = "") {
-  const fs::path out = dir / "stdout", err = dir / "stderr";
-  const std::string env = flags.empty() ? "" : "TRAPEZE_CXXFLAGS='" + flags + "' ";
-  const std::string cmd = env + std::string(TRAPEZE_CLI_PATH) + " " + args + " > " + out.string() +
-                          " 2> " + err.string();
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
+  return testing_support::run_cli(TRAPEZE_CLI_PATH, args, dir,
+                                  flags.empty() ? "" : "TRAPEZE_CXXFLAGS='" + flags + "'");
 }
 
 // "--param R=66 --param C=82": the app's small size.

@@ -199,6 +199,23 @@ std::vector<std::string> halide_apps() {
   return names;
 }
 
+namespace {
+
+// Rows whose Halide-generated code crashes the process (a segfault in a Halide
+// worker thread cannot be caught), skipped at every size with what is known.
+struct KnownCrash {
+  const char* app;
+  const char* variant;
+  const char* why;
+};
+const KnownCrash kKnownCrashes[] = {
+    {"pyramid_blend", "halide adams2019",
+     "known crash: the code Halide 14's Adams2019 schedule generates for pyramid_blend segfaults "
+     "(in par_for_blend_s0_x_x, at every size tried; not yet understood)"},
+};
+
+} // namespace
+
 std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
   const std::map<std::string, Maker>& makers = halide_makers();
   const auto it = makers.find(ctx.app.name);
@@ -207,7 +224,17 @@ std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::st
                       " (the multigrid cycles have none)");
     return {};
   }
-  std::vector<Variant> variants = it->second(ctx);
+  std::vector<Variant> variants;
+  for (Variant& v : it->second(ctx)) {
+    const auto crash =
+        std::find_if(std::begin(kKnownCrashes), std::end(kKnownCrashes), [&](const KnownCrash& k) {
+          return ctx.app.name == k.app && v.name == k.variant;
+        });
+    if (crash == std::end(kKnownCrashes))
+      variants.push_back(std::move(v));
+    else
+      skipped.push_back(v.name + ": " + crash->why);
+  }
   if (is_default_size(ctx)) return variants;
   // The schedules are made for the default size (the autoschedulers' estimates);
   // at another size a schedule's tiles (shifted inwards) may not fit the
