@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
-scripts/build.sh build
+# The benchmark's peers (Halide, OpenCV) are built unless TRAPEZE_SKIP_PEERS=1.
+peers=ON
+if [ "${TRAPEZE_SKIP_PEERS:-0}" = 1 ]; then peers=OFF; fi
+scripts/build.sh build -DTRAPEZE_PEERS=$peers
 
 trapeze=build/tools/trapeze
 status=0
