@@ -6,7 +6,7 @@
 
 namespace trapeze::bench {
 
-std::vector<Variant> peer_variants(const std::string& peer, const PeerContext& ctx,
+std::vector<Variant> peer_variants(const std::string& peer, [[maybe_unused]] const PeerContext& ctx,
                                    std::vector<std::string>& skipped) {
   if (peer == "halide") {
 #ifdef TRAPEZE_HAVE_HALIDE
