@@ -45,7 +45,7 @@ void plot_speedups(const BenchReport& r, const std::string& png_path) {
   }
   {
     std::ofstream out(script);
-    out << "set terminal pngcairo size 1200,600 font 'sans,11'\n"
+    out << "set terminal pngcairo noenhanced size 1200,600 font 'sans,11'\n"
         << "set output '" << png_path << "'\n"
         << fmt::format("set title 'Speedup over the naive schedule ({} threads, median of {} runs, "
                        "{})'\n",
@@ -53,7 +53,7 @@ void plot_speedups(const BenchReport& r, const std::string& png_path) {
         << "set ylabel 'speedup over trapeze naive (higher is better)'\n"
         << "set style data histograms\nset style histogram clustered gap 1\n"
         << "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-        << "set grid ytics\nset yrange [0:*]\nset key top left\nset xtics rotate by -30\n"
+        << "set grid ytics\nset yrange [0:*]\nset key outside right top\nset xtics rotate by -30\n"
         << "plot '" << data.string() << "' using 2:xtic(1) title columnheader(2)";
     for (std::size_t i = 1; i < names.size(); ++i)
       out << ", '' using " << i + 2 << " title columnheader(" << i + 2 << ")";
