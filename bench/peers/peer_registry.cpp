@@ -29,6 +29,13 @@ std::vector<Variant> peer_variants(const std::string& peer, [[maybe_unused]] con
   throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
 }
 
+std::vector<std::string> app_names(const PeerMakers& makers) {
+  std::vector<std::string> names;
+  for (const auto& [name, maker] : makers)
+    names.push_back(name);
+  return names;
+}
+
 std::vector<std::string> peer_apps(const std::string& peer) {
   if (peer == "halide") {
 #ifdef TRAPEZE_HAVE_HALIDE

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "harness.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ std::vector<Variant> peer_variants(const std::string& peer, const PeerContext& c
 /// sorted by name; none when the peer is not built in. Throws trapeze::Error
 /// for an unknown peer name.
 std::vector<std::string> peer_apps(const std::string& peer);
+
+/// How a peer library makes the variants of one app, and its table of them by
+/// app name (shared by the Halide and OpenCV dispatch).
+using PeerMaker = std::vector<Variant> (*)(const PeerContext&);
+using PeerMakers = std::map<std::string, PeerMaker>;
+/// The app names of `makers`, sorted.
+std::vector<std::string> app_names(const PeerMakers& makers);
 
 /// The peers' implementations, per library (bench/peers/halide/, opencv/).
 /// Both return the variants they have for ctx.app (none: an app they do not

@@ -173,11 +173,9 @@ Variant halide_variant(const PeerContext& ctx, const std::string& name,
 
 namespace {
 
-using Maker = std::vector<Variant> (*)(const PeerContext&);
-
 // The Halide versions of the apps, by app name.
-const std::map<std::string, Maker>& halide_makers() {
-  static const std::map<std::string, Maker> makers = {
+const PeerMakers& halide_makers() {
+  static const PeerMakers makers = {
       {"bilateral_grid", halide_bilateral_grid_variants},
       {"blur", halide_blur_variants},
       {"camera_pipe", halide_camera_pipe_variants},
@@ -192,12 +190,7 @@ const std::map<std::string, Maker>& halide_makers() {
 
 } // namespace
 
-std::vector<std::string> halide_apps() {
-  std::vector<std::string> names;
-  for (const auto& [name, maker] : halide_makers())
-    names.push_back(name);
-  return names;
-}
+std::vector<std::string> halide_apps() { return app_names(halide_makers()); }
 
 namespace {
 
@@ -217,7 +210,7 @@ const KnownCrash kKnownCrashes[] = {
 } // namespace
 
 std::vector<Variant> halide_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
-  const std::map<std::string, Maker>& makers = halide_makers();
+  const PeerMakers& makers = halide_makers();
   const auto it = makers.find(ctx.app.name);
   if (it == makers.end()) {
     skipped.push_back("halide: no Halide version of " + ctx.app.name +

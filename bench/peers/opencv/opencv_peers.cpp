@@ -8,10 +8,8 @@ namespace trapeze::bench {
 
 namespace {
 
-using Maker = std::vector<Variant> (*)(const PeerContext&);
-
-const std::map<std::string, Maker>& opencv_makers() {
-  static const std::map<std::string, Maker> makers = {
+const PeerMakers& opencv_makers() {
+  static const PeerMakers makers = {
       {"blur", opencv_blur_variants},
       {"harris", opencv_harris_variants},
       {"unsharp", opencv_unsharp_variants},
@@ -21,12 +19,7 @@ const std::map<std::string, Maker>& opencv_makers() {
 
 } // namespace
 
-std::vector<std::string> opencv_apps() {
-  std::vector<std::string> names;
-  for (const auto& [name, maker] : opencv_makers())
-    names.push_back(name);
-  return names;
-}
+std::vector<std::string> opencv_apps() { return app_names(opencv_makers()); }
 
 std::vector<Variant> opencv_variants(const PeerContext& ctx, std::vector<std::string>& skipped) {
   const auto it = opencv_makers().find(ctx.app.name);
