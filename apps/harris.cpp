@@ -96,8 +96,17 @@ App make_harris_app() {
 }
 
 Schedule make_manual_schedule_harris(const Pipeline& p) {
-  return fuse_all_stages(p, {32, 256}, 2,
-                         "hand-written: all stages fused; stages with cases stay in scratchpads");
+  // As Halide's expert schedule does: the box sums, det and trace are
+  // inlined into harris (each of their cases resolves by its box: harris reads
+  // them only inside I2, where every tap of the sums lies inside I1), so a
+  // tile keeps Ix, Iy and the three products in scratchpads; intra-tile fusion
+  // computes Ix with Iy and the three products in one nest each.
+  Schedule s = fuse_all_stages(p, {32, 256}, 2,
+                               "hand-written: all stages fused; the 3x3 sums, det and trace "
+                               "inlined into harris; gradients and products in scratchpads");
+  for (const char* stage : {"Sxx", "Syy", "Sxy", "det", "trace"})
+    s.storage[stage] = Storage::Inlined;
+  return s;
 }
 
 } // namespace trapeze::apps

@@ -93,6 +93,9 @@ std::string schedule_text(const Pipeline& p, const ChosenSchedule& chosen) {
     out += fmt::format("    parallel   {} outermost {}\n", group.parallel_tile_dims,
                        group.tile_sizes.empty() ? "loop(s)" : "tile dimension(s)");
     out += fmt::format("    vectorize  {}\n", group.vectorize ? "yes" : "no");
+    out += fmt::format("    intra-tile {}\n", group.intra_tile_fusion
+                                                  ? "loops fused where they can be (paper 001 §5.3)"
+                                                  : "loops apart");
     std::vector<std::string> storage;
     for (const std::string& stage : group.stages)
       storage.push_back(stage + " " + storage_name(s.storage_of(p, stage)));

@@ -49,6 +49,9 @@ struct GroupSchedule {
   int parallel_tile_dims = 1;
   /// Mark the innermost (contiguous) loop of every stage for vectorization.
   bool vectorize = true;
+  /// Inside a tile, fuse the loop nests of stages that read a common producer
+  /// over equal bounds (paper 001 §5.3), so the producer is loaded once for all.
+  bool intra_tile_fusion = true;
   /// Why the scheduler chose this (printed by `trapeze explain`).
   std::vector<std::string> reasons;
 };

@@ -2,6 +2,8 @@
 #include "lower/lower_tiled.h"
 
 #include "lower/bounds_simplify.h"
+#include "lower/inline_stages.h"
+#include "lower/intra_tile_fusion.h"
 #include "lower/stage_nest.h"
 #include "lower/tile_regions.h"
 #include "trapeze/error.h"
@@ -10,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace trapeze::lower {
@@ -31,33 +34,6 @@ std::string join(const std::vector<std::string>& items) {
     s += (s.empty() ? "" : ", ") + i;
   return s;
 }
-
-// Replaces every read of an inlined stage by its definition at the read's point.
-class InlineStages : public ExprMutator {
-public:
-  explicit InlineStages(const std::map<std::string, FunctionPtr>& inlined) : inlined_(inlined) {}
-
-protected:
-  Expr mutate_node(const Access* node, const Expr& self) override {
-    const Expr read = ExprMutator::mutate_node(node, self);
-    const auto* access = read.as<Access>();
-    if (!access->func) return read;
-    const auto it = inlined_.find(access->func->name());
-    if (it == inlined_.end()) return read;
-    const Function& f = *it->second;
-    std::vector<std::pair<std::string, Expr>> point;
-    for (std::size_t k = 0; k < access->args.size(); ++k) {
-      const Expr& arg = access->args[k];
-      point.emplace_back(
-          f.vars()[k], arg.type() == ScalarType::Int32 ? arg : Cast::make(ScalarType::Int32, arg));
-    }
-    // The definition may read other inlined stages.
-    return mutate(substitute_vars(f.definition().otherwise, point));
-  }
-
-private:
-  const std::map<std::string, FunctionPtr>& inlined_;
-};
 
 // The groups in an order where every group comes after the groups it reads;
 // among ready groups, the schedule's order.
@@ -105,21 +81,18 @@ public:
       : p_(p), schedule_(schedule), prover_(BoundsProver::for_pipeline(p)) {
     for (const ParamInfo& q : p.params())
       param_names_.insert(q.name);
+    std::vector<FunctionPtr> inlined;
     for (const FunctionPtr& f : p.stages()) {
       storage_[f->name()] = schedule.storage_of(p, f->name());
       if (storage_[f->name()] != Storage::Inlined) continue;
-      const Definition& def = f->definition();
-      if (def.is_reduction() || !def.cases.empty() || !def.otherwise.defined())
-        throw Error(f->describe() + " cannot be inlined: only a pure point-wise definition (no " +
-                    "cases, no reduction) can be substituted into its readers; store it in a " +
-                    "scratchpad or a full buffer instead");
+      if (f->definition().is_reduction())
+        throw Error(f->describe() + " cannot be inlined: a reduction has no value at a point " +
+                    "until all its updates ran; store it in a scratchpad or a full buffer instead");
       if (p.is_output(*f))
         throw Error(f->describe() + " is an output and cannot be inlined; store it in full");
-      inlined_[f->name()] = f;
+      inlined.push_back(f);
     }
-    if (!inlined_.empty()) {
-      rewrite_ = [this](const Expr& e) { return InlineStages(inlined_).mutate(e); };
-    }
+    inliner_.emplace(inlined, prover_);
   }
 
   Stmt lower() {
@@ -135,7 +108,7 @@ public:
   }
 
 private:
-  bool inlined(const std::string& name) const { return inlined_.count(name) > 0; }
+  bool inlined(const std::string& name) const { return inliner_->inlines(name); }
 
   // A full buffer over the domain: outputs, Full stages, and the stages of
   // untiled single-stage groups.
@@ -151,12 +124,24 @@ private:
     if (inlined(f->name())) return Comment::make(f->name() + ": inlined into its readers");
     StageNestOptions options;
     options.vectorize = group.vectorize;
-    options.rewrite = rewrite_;
+    options.inliner = &*inliner_;
     const std::string role = p_.is_output(*f) ? ", output" : "";
     return Block::make({Comment::make(f->name() + ": " + stage_kind_text(*f) + role + ", " +
                                       std::string(type_name(f->type())) + " on " +
                                       box_text(simplified_domain(*f, prover_))),
                         lower_stage(f, options, prover_, param_names_)});
+  }
+
+  // An int64 let of `value` in `lets`, named after `base`. A let of the same
+  // value already there is reused, so stages with equal regions get the same
+  // loop bounds, which intra-tile fusion compares.
+  Expr bind(std::vector<std::pair<std::string, Expr>>& lets, const std::string& base,
+            const Expr& value) {
+    const std::string text = ir::to_string(value);
+    for (const auto& [name, bound] : lets)
+      if (ir::to_string(bound) == text) return let_ref(name, ScalarType::Int64);
+    lets.emplace_back(fresh(base), value);
+    return let_ref(lets.back().first, ScalarType::Int64);
   }
 
   std::string fresh(const std::string& base) {
@@ -245,11 +230,8 @@ private:
               continue;
             }
             const std::string var = f.vars()[static_cast<std::size_t>(k)];
-            const std::string lo = fresh(f.name() + "_" + var + "_lo");
-            const std::string hi = fresh(f.name() + "_" + var + "_hi");
-            lets.emplace_back(lo, prover_.simplify(r[c].lo));
-            lets.emplace_back(hi, prover_.simplify(r[c].hi));
-            refs[c] = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+            refs[c] = Interval(bind(lets, f.name() + "_" + var + "_lo", prover_.simplify(r[c].lo)),
+                               bind(lets, f.name() + "_" + var + "_hi", prover_.simplify(r[c].hi)));
           }
           return refs;
         });
@@ -266,11 +248,9 @@ private:
           if (k < 0 || g.scale[s][c] == 1 || inlined(g.stages[s]->name())) continue;
           Interval& range = box[static_cast<std::size_t>(k)];
           const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(k)];
-          const std::string lo = fresh(g.stages[s]->name() + "_" + var + "_first");
-          const std::string hi = fresh(g.stages[s]->name() + "_" + var + "_last");
-          into.emplace_back(lo, prover_.simplify(range.lo));
-          into.emplace_back(hi, prover_.simplify(range.hi));
-          range = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+          const std::string base = g.stages[s]->name() + "_" + var;
+          range = Interval(bind(into, base + "_first", prover_.simplify(range.lo)),
+                           bind(into, base + "_last", prover_.simplify(range.hi)));
         }
         boxes.push_back(std::move(box));
       }
@@ -292,8 +272,9 @@ private:
       else if (tiled && read_in_group(g, s)) // a live-out or a Full stage
         private_copy[s] = fresh(f->name() + "_tile");
     }
+    std::vector<std::vector<std::string>> fused_sets;
     const auto nests_of = [&](const std::vector<std::vector<Interval>>& boxes) {
-      std::vector<Stmt> nests;
+      std::vector<TileNest> nests;
       for (std::size_t s = 0; s < g.stages.size(); ++s) {
         const FunctionPtr& f = g.stages[s];
         if (inlined(f->name())) continue;
@@ -304,16 +285,26 @@ private:
         if (private_copy.count(s)) options.buffer = private_copy.at(s);
         options.allow_parallel = false;
         options.vectorize = group.vectorize;
-        options.rewrite = rewrite_;
+        options.inliner = &*inliner_;
         const std::string where = scratch || private_copy.count(s) ? "scratchpad"
                                   : p_.is_output(*f)               ? "output"
                                                                    : "full buffer";
-        nests.push_back(Comment::make(f->name() + ": " + stage_kind_text(*f) + ", " +
-                                      std::string(type_name(f->type())) + " into its " + where +
-                                      " over its region of the tile"));
-        nests.push_back(lower_stage(f, options, prover_, param_names_));
+        nests.push_back({f,
+                         Comment::make(f->name() + ": " + stage_kind_text(*f) + ", " +
+                                       std::string(type_name(f->type())) + " into its " + where +
+                                       " over its region of the tile"),
+                         lower_stage(f, options, prover_, param_names_)});
       }
-      return Block::make(std::move(nests));
+      if (group.intra_tile_fusion) {
+        fused_sets.clear(); // the bands of inner tiles lower the same nests again
+        return Block::make(fuse_intra_tile(nests, prover_, &fused_sets));
+      }
+      std::vector<Stmt> stmts;
+      for (const TileNest& n : nests) {
+        stmts.push_back(n.comment);
+        stmts.push_back(n.nest);
+      }
+      return Block::make(std::move(stmts));
     };
     const std::vector<std::vector<Interval>> boxes = boxes_of(regions, lets);
     const std::vector<std::int64_t> bands = band_sizes(g, group);
@@ -361,6 +352,8 @@ private:
       text += ", " + std::to_string(parallel) + " tile loop" + (parallel > 1 ? "s" : "") +
               " collapsed and parallel";
     if (!inlined_names.empty()) text += "; inlined: " + join(inlined_names);
+    for (const std::vector<std::string>& set : fused_sets)
+      text += "; loops fused: " + join(set);
     return Block::make({Comment::make(text), body});
   }
 
@@ -459,15 +452,15 @@ private:
         const std::int64_t above = margins[s][c].second;
         const Interval& r = regions[s][c];
         const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(g.stage_dim[s][c])];
-        const std::string lo = fresh(g.stages[s]->name() + "_" + var + "_band_lo");
-        const std::string hi = fresh(g.stages[s]->name() + "_" + var + "_band_hi");
-        lets.emplace_back(lo, Select::make(first_tile, r.lo,
-                                           prover_.simplify(Binary::make(BinaryOp::Max, r.lo,
-                                                                         add(b, i64(above))))));
-        lets.emplace_back(
-            hi, Select::make(last_tile, r.hi,
-                             prover_.simplify(min_of(r.hi, add(b, i64(size - 1 + above))))));
-        bands[s][c] = Interval(let_ref(lo, ScalarType::Int64), let_ref(hi, ScalarType::Int64));
+        const std::string base = g.stages[s]->name() + "_" + var + "_band";
+        bands[s][c] = Interval(
+            bind(lets, base + "_lo",
+                 Select::make(
+                     first_tile, r.lo,
+                     prover_.simplify(Binary::make(BinaryOp::Max, r.lo, add(b, i64(above)))))),
+            bind(lets, base + "_hi",
+                 Select::make(last_tile, r.hi,
+                              prover_.simplify(min_of(r.hi, add(b, i64(size - 1 + above)))))));
       }
     }
     Stmt body = nests_of(boxes_of(bands, lets));
@@ -557,8 +550,7 @@ private:
   std::set<std::string> param_names_;
   std::set<std::string> used_names_;
   std::map<std::string, Storage> storage_;
-  std::map<std::string, FunctionPtr> inlined_;
-  std::function<Expr(const Expr&)> rewrite_;
+  std::optional<StageInliner> inliner_;
 };
 
 } // namespace

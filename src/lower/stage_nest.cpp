@@ -63,7 +63,12 @@ private:
     return options_.buffer.empty() ? f_->name() : options_.buffer;
   }
 
-  Expr rewrite(const Expr& e) const { return options_.rewrite ? options_.rewrite(e) : e; }
+  // `e` with the inlined stages substituted, for points of `where` (stage
+  // variables; empty: unknown, as for the reduction variables of an update).
+  Expr rewrite(const Expr& e, const std::vector<Interval>& where) const {
+    return options_.inliner ? options_.inliner->inline_reads(e, {f_->vars(), where}) : e;
+  }
+  Expr rewrite(const Expr& e) const { return rewrite(e, f_->domain()); }
 
   int dims() const { return f_->dimensions(); }
 
@@ -118,7 +123,8 @@ private:
   Expr chain(const std::vector<LiveCase>& live) const {
     Expr value = default_value();
     for (auto it = live.rbegin(); it != live.rend(); ++it) {
-      const Expr v = rewrite(f_->definition().cases[it->index].value);
+      // A case's value is evaluated only inside its box (split, or behind its test).
+      const Expr v = rewrite(f_->definition().cases[it->index].value, boxes_[it->index]);
       value = it->residual.defined() ? Select::make(it->residual, v, value) : v;
     }
     return value;
@@ -226,17 +232,18 @@ private:
       std::vector<Expr> index;
       for (int d = 0; d < dims(); ++d) {
         const Interval& range = box_[static_cast<std::size_t>(d)];
-        const Expr t = rewrite(u.target[static_cast<std::size_t>(d)]);
+        const Expr t = rewrite(u.target[static_cast<std::size_t>(d)], {});
         const std::string name = let_name(f_->vars()[static_cast<std::size_t>(d)]);
         targets.emplace_back(name, min_of(max_of(to_int64(t), range.lo), range.hi));
         index.push_back(let_ref(name, ScalarType::Int64));
       }
       const Expr old = Access::make(f_, index);
+      const Expr value = rewrite(u.value, {});
       Expr combined;
       switch (u.op) {
-      case ReduceOp::Sum: combined = Binary::make(BinaryOp::Add, old, rewrite(u.value)); break;
-      case ReduceOp::Min: combined = Binary::make(BinaryOp::Min, old, rewrite(u.value)); break;
-      case ReduceOp::Max: combined = Binary::make(BinaryOp::Max, old, rewrite(u.value)); break;
+      case ReduceOp::Sum: combined = Binary::make(BinaryOp::Add, old, value); break;
+      case ReduceOp::Min: combined = Binary::make(BinaryOp::Min, old, value); break;
+      case ReduceOp::Max: combined = Binary::make(BinaryOp::Max, old, value); break;
       }
       Stmt s = Store::make(target(), index, Cast::make(f_->type(), combined));
       for (auto it = targets.rbegin(); it != targets.rend(); ++it)

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "lower/bounds_simplify.h"
+#include "lower/inline_stages.h"
 #include "lower/loop_ir.h"
 #include "trapeze/function.h"
 
-#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,9 +23,10 @@ struct StageNestOptions {
   bool allow_parallel = true;
   /// The innermost loop is marked for vectorization.
   bool vectorize = true;
-  /// Applied to every expression taken from the definition (values,
-  /// conditions, reduction targets): substitutes inlined stages. Identity if empty.
-  std::function<Expr(const Expr&)> rewrite;
+  /// Substitutes the inlined stages into every expression taken from the
+  /// definition (values, conditions, reduction targets), each in the context it
+  /// is evaluated in (a case's value: its box). None if null.
+  const StageInliner* inliner = nullptr;
 };
 
 /// Lowers one stage into Stores to the buffer named f.name() (or options.buffer). A stage with

@@ -79,7 +79,7 @@ private:
   GroupSchedule read_group(const json& j, const std::string& path) const {
     expect_object(j, path,
                   {"stages", "tile_sizes", "shape", "inner_tile_sizes", "parallel_tile_dims",
-                   "vectorize", "reasons"});
+                   "vectorize", "intra_tile_fusion", "reasons"});
     GroupSchedule g;
     if (!j.contains("stages")) fail_missing(path, "stages", "a non-empty array of stage names");
     g.stages = read_strings(j["stages"], path + ".stages", "stage name");
@@ -106,6 +106,11 @@ private:
       const json& v = j["vectorize"];
       if (!v.is_boolean()) fail(path + ".vectorize", "expected true or false", v);
       g.vectorize = v.get<bool>();
+    }
+    if (j.contains("intra_tile_fusion")) {
+      const json& v = j["intra_tile_fusion"];
+      if (!v.is_boolean()) fail(path + ".intra_tile_fusion", "expected true or false", v);
+      g.intra_tile_fusion = v.get<bool>();
     }
     if (j.contains("reasons")) g.reasons = read_strings(j["reasons"], path + ".reasons", "string");
     return g;
@@ -188,6 +193,8 @@ std::string Schedule::to_json() const {
     s += "      \"inner_tile_sizes\": " + numbers(group.inner_tile_sizes) + ",\n";
     s += "      \"parallel_tile_dims\": " + std::to_string(group.parallel_tile_dims) + ",\n";
     s += std::string("      \"vectorize\": ") + (group.vectorize ? "true" : "false") + ",\n";
+    s += std::string("      \"intra_tile_fusion\": ") +
+         (group.intra_tile_fusion ? "true" : "false") + ",\n";
     s += "      \"reasons\": [";
     for (std::size_t r = 0; r < group.reasons.size(); ++r)
       s += (r ? ",\n        " : "\n        ") + quoted(group.reasons[r]);

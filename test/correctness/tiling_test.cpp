@@ -45,6 +45,7 @@ std::function<Schedule(const Pipeline&)> variant(Schedule (*manual)(const Pipeli
 // harris in two tiled groups: the gradients and their products, then the rest.
 Schedule harris_two_groups(const Pipeline& p) {
   Schedule s = apps::make_manual_schedule_harris(p);
+  s.storage.clear(); // Sxx, Syy become live-outs
   GroupSchedule second = s.groups[0];
   s.groups[0].stages = {"Ix", "Iy", "Ixx", "Iyy", "Ixy"};
   s.groups[0].tile_sizes = {9, 14};
@@ -59,6 +60,7 @@ Schedule harris_two_groups(const Pipeline& p) {
 // group (Ixy): a live-out with a consumer in its own group.
 Schedule harris_shared_live_out(const Pipeline& p) {
   Schedule s = apps::make_manual_schedule_harris(p);
+  s.storage.clear(); // Sxx becomes a live-out
   GroupSchedule second = s.groups[0];
   s.groups[0].stages = {"Ix", "Ixx", "Sxx"};
   s.groups[0].tile_sizes = {7, 12};
@@ -110,6 +112,34 @@ std::vector<TilingCase> all_cases() {
       {"harris", "scalene_inner_4x11", variant(harris, {20, 1000}, scalene, {}, 1, {4, 11})},
       {"harris", "rectangle_9x14", variant(harris, {9, 14}, rectangle, {}, 2)},
       {"harris", "rectangle_1x1", variant(harris, {1, 1}, rectangle)},
+      // Stages with cases inlined: each case resolved by its box where the
+      // read provably lies inside it, a lazy select elsewhere.
+      {"harris", "scalene_inlined_cases_9x14",
+       variant(harris, {9, 14}, scalene,
+               {{"Sxx", inlined},
+                {"Syy", inlined},
+                {"Sxy", inlined},
+                {"det", inlined},
+                {"trace", inlined}})},
+      {"harris", "polymage_inlined_products_5x3",
+       variant(harris, {5, 3}, polymage, {{"Ixx", inlined}, {"Iyy", inlined}, {"Ixy", inlined}},
+               2)},
+      {"harris", "rectangle_inlined_all_but_gradients",
+       variant(harris, {6, 20}, rectangle,
+               {{"Ixx", inlined},
+                {"Iyy", inlined},
+                {"Ixy", inlined},
+                {"Sxx", inlined},
+                {"Syy", inlined},
+                {"Sxy", inlined},
+                {"det", inlined},
+                {"trace", inlined}})},
+      {"harris", "scalene_no_intra_tile_fusion",
+       [](const Pipeline& p) {
+         Schedule s = apps::make_manual_schedule_harris(p);
+         s.groups[0].intra_tile_fusion = false;
+         return s;
+       }},
   };
 }
 
@@ -182,6 +212,61 @@ TEST(SampledGroup, MatchesInterpreterForEveryShape) {
         const auto mismatch = compare_buffers(expected.at("U"), actual.at("U"), 0);
         EXPECT_FALSE(mismatch.has_value())
             << tile_shape_name(shape) << " tiles " << sizes[0] << "x" << sizes[1] << " at N=" << n
+            << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
+            << compiled.source();
+      }
+    }
+  }
+}
+
+// Inlining stages with cases where the reader's points straddle the case
+// boxes. B (pure, over the whole row) reads A at x and x + 1, and A's first
+// case reads img only inside its box, so the select B gets must stay lazy; A's
+// second case has a residual that reads memory. C (cases) reads A both inside
+// and across A's boxes.
+Pipeline straddling_cases() {
+  Param N("N"), M("M");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N + 2, M});
+  Func A("A", ScalarType::Float32, {x, y}, {{0, N + 1}, {0, M - 1}});
+  A.define({Case(x.in(1, N), img(x - 1, y) + img(x + 1, y)),
+            Case(x == 0 && img(x, y) > 0.5f, img(x, y) * 3.0f)},
+           -1.0f);
+  Func B("B", ScalarType::Float32, {x, y}, {{0, N}, {0, M - 1}});
+  B.define(A(x, y) - A(x + 1, y));
+  Func C("C", ScalarType::Float32, {x, y}, {{0, N}, {0, M - 1}});
+  C.define({Case(x.in(2, N - 1), A(x - 1, y) * A(x + 1, y) + B(x, y)),
+            Case(y.in(1, M - 2), A(x, y - 1) + B(x, y))},
+           B(x, y));
+  return Pipeline({C}, "straddling_cases");
+}
+
+TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
+  const Pipeline p = straddling_cases();
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    for (const auto& inlined : {std::vector<std::string>{"A"}, std::vector<std::string>{"A", "B"},
+                                std::vector<std::string>{"B"}}) {
+      GroupSchedule g;
+      g.stages = {"A", "B", "C"};
+      g.tile_sizes = {4, 5};
+      g.shape = shape;
+      Schedule s;
+      s.groups = {g};
+      for (const std::string& name : inlined)
+        s.storage[name] = Storage::Inlined;
+      const CompiledPipeline compiled = compile(p, s);
+      for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{9, 13}, {1, 1}, {3, 2}}) {
+        const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+        Buffer img(ScalarType::Float32, {n + 2, m});
+        for (std::int64_t i = 0; i < n + 2; ++i)
+          for (std::int64_t j = 0; j < m; ++j)
+            img.at<float>({i, j}) = static_cast<float>((i * 5 + j * 3) % 7) / 6.0f;
+        const BufferMap inputs = {{"img", img}};
+        const BufferMap expected = interpret(p, bound, inputs);
+        const BufferMap actual = compiled.run(bound, inputs, 2);
+        const auto mismatch = compare_buffers(expected.at("C"), actual.at("C"), 0);
+        EXPECT_FALSE(mismatch.has_value())
+            << tile_shape_name(shape) << " with " << inlined.size() << " inlined, N=" << n
             << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
             << compiled.source();
       }

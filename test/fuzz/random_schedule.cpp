@@ -129,6 +129,7 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
           rng.uniform(0, std::max<std::int64_t>(1, static_cast<std::int64_t>(dims))));
     }
     g.vectorize = rng.chance(0.5);
+    g.intra_tile_fusion = rng.chance(0.5);
 
     // Storage.
     const std::set<std::string> members(g.stages.begin(), g.stages.end());
@@ -141,9 +142,9 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
         if (rng.chance(0.3)) s.storage[name] = Storage::Full;
         continue;
       }
-      const bool pure = !is_reduction(*f) && f->definition().cases.empty();
+      // Stages with cases inline too (their cases resolve by their boxes).
       const std::int64_t r = rng.uniform(0, 99);
-      if (pure && r < 35)
+      if (!is_reduction(*f) && r < 35)
         s.storage[name] = Storage::Inlined;
       else if (r < 55)
         s.storage[name] = Storage::Full;

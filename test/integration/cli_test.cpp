@@ -186,6 +186,7 @@ TEST_F(Cli, ExplainShowsATiledSchedule) {
                                "    inner      [1, 4, 64]\n"
                                "    parallel   2 outermost tile dimension(s)\n"
                                "    vectorize  no\n"
+                               "    intra-tile loops fused where they can be (paper 001 §5.3)\n"
                                "    storage    blurx scratchpad, blury scratchpad, sharpen inline, "
                                "mask full\n"
                                "    why        all in one\n"));

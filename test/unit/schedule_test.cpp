@@ -27,6 +27,7 @@ void expect_same(const Schedule& expected, const Schedule& actual) {
     EXPECT_EQ(a.inner_tile_sizes, b.inner_tile_sizes);
     EXPECT_EQ(a.parallel_tile_dims, b.parallel_tile_dims);
     EXPECT_EQ(a.vectorize, b.vectorize);
+    EXPECT_EQ(a.intra_tile_fusion, b.intra_tile_fusion);
     EXPECT_EQ(a.reasons, b.reasons);
   }
   EXPECT_EQ(expected.storage, actual.storage);
@@ -62,6 +63,7 @@ Schedule unsharp_two_groups() {
   a.inner_tile_sizes = {1, 8, 64};
   a.parallel_tile_dims = 2;
   a.vectorize = false;
+  a.intra_tile_fusion = false;
   a.reasons = {"blurs together", "a \"quoted\" reason with a\nnewline, a tab\t and ümlauts"};
   GroupSchedule b;
   b.stages = {"sharpen", "mask"};
@@ -130,6 +132,7 @@ TEST(Schedule, MissingOptionalFieldsTakeTheDefaults) {
   EXPECT_TRUE(g.inner_tile_sizes.empty());
   EXPECT_EQ(g.parallel_tile_dims, defaults.parallel_tile_dims);
   EXPECT_EQ(g.vectorize, defaults.vectorize);
+  EXPECT_EQ(g.intra_tile_fusion, defaults.intra_tile_fusion);
   EXPECT_TRUE(g.reasons.empty());
   EXPECT_TRUE(s.storage.empty());
 }
@@ -169,7 +172,8 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
   // blur fused, and harris's gradient chain with its products fused.
   const Pipeline blur = apps::find_app("blur").build();
   Schedule b;
-  b.groups.push_back({{"blurx", "blury"}, {8, 256}, TileShape::Rectangle, {4, 64}, 2, true, {}});
+  b.groups.push_back(
+      {{"blurx", "blury"}, {8, 256}, TileShape::Rectangle, {4, 64}, 2, true, true, {}});
   EXPECT_NO_THROW(b.validate(blur));
 
   const Pipeline harris = apps::find_app("harris").build();
@@ -177,7 +181,7 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
   std::vector<std::string> all;
   for (const auto& stage : harris.stages())
     all.push_back(stage->name());
-  fused.groups.push_back({all, {32, 256}, TileShape::PolyMage, {}, 1, true, {"all of it"}});
+  fused.groups.push_back({all, {32, 256}, TileShape::PolyMage, {}, 1, true, true, {"all of it"}});
   EXPECT_NO_THROW(fused.validate(harris));
   expect_round_trip(fused);
 }

@@ -180,17 +180,68 @@ TEST(LowerSchedule, NaiveScheduleIsTheNaiveLowering) {
   EXPECT_EQ(codegen::generate_cpp(p).source, codegen::generate_cpp(p, Schedule::naive(p)).source);
 }
 
-TEST(LowerScheduleErrors, InliningAStageWithCases) {
+// Sxx reads Ixx at x-1..x+1 only inside Sxx's box [2, R-1], which lies inside
+// Ixx's box [1, R]: the inlined read is Ixx's case value, with no select.
+TEST(LowerSchedule, InlinedCaseResolvedByItsBox) {
   const Pipeline p = apps::find_app("harris").build();
   Schedule s = apps::make_manual_schedule_harris(p);
-  s.storage["Ixx"] = Storage::Inlined;
-  try {
-    lower::lower_schedule(p, s);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("'Ixx'"));
-    EXPECT_THAT(e.what(), HasSubstr("cannot be inlined"));
-  }
+  s.storage = {{"Ixx", Storage::Inlined}};
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(ir, HasSubstr("inlined: Ixx"));
+  EXPECT_THAT(ir, HasSubstr("Sxx(x, y) = Ix(x - 1, y - 1) * Ix(x - 1, y - 1) + Ix(x - 1, y)"));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("Ixx(")));
+}
+
+// A read that straddles the inlined stage's box keeps the case as a select on
+// its box test, and one that misses every box reads the default.
+TEST(LowerSchedule, InlinedCaseStraddlingItsBoxIsASelect) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N + 2});
+  Func A("A", ScalarType::Float32, {x}, {{0, N + 1}});
+  A.define({Case(x.in(1, N), img(x - 1) + img(x + 1))}, 7.0f);
+  Func B("B", ScalarType::Float32, {x}, {{0, N}});
+  B.define({Case(x == 0, A(x)), Case(x.in(1, N - 1), A(x + 1))}, A(x + 1) * 2.0f);
+  const Pipeline p({B}, "straddle");
+  Schedule s = Schedule::naive(p);
+  s.storage["A"] = Storage::Inlined;
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  // x == 0: A(0) is A's default; x in [1, N-1]: A(x+1) is inside A's box;
+  // the default (x = N here, in general anywhere) straddles: a select.
+  EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f"));
+  EXPECT_THAT(ir, HasSubstr("B(x) = img(x + 1 - 1) + img(x + 1 + 1)\n"));
+  EXPECT_THAT(ir, HasSubstr("B(x) = select(1 <= int64(x + 1) && x + 1 <= N, img(x + 1 - 1) + "
+                            "img(x + 1 + 1), 7.0f) * 2.0f"));
+}
+
+TEST(LowerSchedule, IntraTileFusionOfConsumersOfACommonProducer) {
+  const Pipeline p = apps::find_app("harris").build();
+  Schedule s = apps::make_manual_schedule_harris(p);
+  s.storage.clear(); // every stage in a scratchpad
+  s.groups[0].intra_tile_fusion = true;
+  const std::string fused = lower::to_string(lower::lower_schedule(p, s));
+  // Ix and Iy read img, Ixx, Ixy and Iyy read Ix and Iy, det and trace read
+  // Sxx and Syy, each set over equal regions; Iy, Ixy and Iyy move up past
+  // the stages they do not need (the group lists Ix, Ixx, Sxx, Iy, ...).
+  EXPECT_THAT(fused, HasSubstr("loops fused: Ix, Iy; loops fused: Ixx, Ixy, Iyy; loops fused: "
+                               "det, trace"));
+  EXPECT_THAT(fused, HasSubstr("Ixx, Ixy, Iyy: one fused nest"));
+  // Sxx, Syy and Sxy read different products: not fused with each other.
+  EXPECT_THAT(fused, testing::Not(HasSubstr("Sxx, Syy")));
+  s.groups[0].intra_tile_fusion = false;
+  const std::string apart = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(apart, testing::Not(HasSubstr("loops fused")));
+  EXPECT_THAT(apart, testing::Not(HasSubstr("one fused nest")));
+}
+
+// A consumer that reads a stage between itself and its partner cannot move up
+// to the partner's place: blury reads blurx, so blurx's partner cannot be it.
+TEST(LowerSchedule, IntraTileFusionKeepsProducersFirst) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  s.groups[0].intra_tile_fusion = true;
+  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("loops fused")));
 }
 
 TEST(LowerScheduleErrors, InnerTilesWithoutOuterTiles) {
