@@ -1,5 +1,6 @@
 // `trapeze explain --schedule`: the footprints of a schedule's groups.
 // (Here rather than in analysis because it walks the tiles lowering makes.)
+#include "lower/lower_tiled.h"
 #include "lower/tile_regions.h"
 #include "trapeze/explain.h"
 
@@ -21,6 +22,8 @@ std::string extents_text(const std::vector<std::int64_t>& e) {
 
 std::string explain_footprints_text(const Pipeline& p, const Schedule& schedule,
                                     const ParamValues& bound) {
+  std::vector<std::vector<std::vector<std::string>>> fused;
+  lower::lower_schedule(p, schedule, &fused);
   std::string out =
       "\nFootprints (for the bound parameters)\n-------------------------------------\n";
   for (std::size_t g = 0; g < schedule.groups.size(); ++g) {
@@ -35,12 +38,20 @@ std::string explain_footprints_text(const Pipeline& p, const Schedule& schedule,
       out += fmt::format("    {:<20} {:<11} {:<24} {:>14} {:>14}\n", s.stage,
                          storage_name(schedule.storage_of(p, s.stage)),
                          extents_text(s.scratchpad_extents), s.computed_points, s.domain_points);
+    for (const std::vector<std::string>& set : fused[g]) {
+      std::string list;
+      for (const std::string& stage : set)
+        list += (list.empty() ? "" : ", ") + stage;
+      out += fmt::format("    one nest per tile (intra-tile fusion): {}\n", list);
+    }
   }
   return out;
 }
 
 std::string explain_footprints_json(const Pipeline& p, const Schedule& schedule,
                                     const ParamValues& bound) {
+  std::vector<std::vector<std::vector<std::string>>> fused;
+  lower::lower_schedule(p, schedule, &fused);
   nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (std::size_t g = 0; g < schedule.groups.size(); ++g) {
     const GroupSchedule& group = schedule.groups[g];
@@ -60,6 +71,7 @@ std::string explain_footprints_json(const Pipeline& p, const Schedule& schedule,
                              {"per_tile_extents", s.scratchpad_extents},
                              {"computed_points", s.computed_points},
                              {"domain_points", s.domain_points}});
+    j["fused_nests"] = fused[g];
     groups.push_back(j);
   }
   return groups.dump(2);

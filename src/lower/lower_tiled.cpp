@@ -95,7 +95,11 @@ public:
     inliner_.emplace(inlined, prover_);
   }
 
+  /// Per group of the schedule, the stages intra-tile fusion fused (after lower()).
+  const std::vector<std::vector<std::vector<std::string>>>& fused_sets() const { return fused_; }
+
   Stmt lower() {
+    fused_.assign(schedule_.groups.size(), {});
     std::vector<Stmt> groups;
     for (std::size_t g : group_order(p_, schedule_)) {
       const GroupSchedule& group = schedule_.groups[g];
@@ -354,6 +358,7 @@ private:
     if (!inlined_names.empty()) text += "; inlined: " + join(inlined_names);
     for (const std::vector<std::string>& set : fused_sets)
       text += "; loops fused: " + join(set);
+    fused_[index] = fused_sets;
     return Block::make({Comment::make(text), body});
   }
 
@@ -551,12 +556,17 @@ private:
   std::set<std::string> used_names_;
   std::map<std::string, Storage> storage_;
   std::optional<StageInliner> inliner_;
+  std::vector<std::vector<std::vector<std::string>>> fused_;
 };
 
 } // namespace
 
-Stmt lower_schedule(const Pipeline& p, const Schedule& schedule) {
-  return ScheduleLowering(p, schedule).lower();
+Stmt lower_schedule(const Pipeline& p, const Schedule& schedule,
+                    std::vector<std::vector<std::vector<std::string>>>* fused) {
+  ScheduleLowering lowering(p, schedule);
+  Stmt body = lowering.lower();
+  if (fused) *fused = lowering.fused_sets();
+  return body;
 }
 
 } // namespace trapeze::lower

@@ -23,15 +23,19 @@ namespace trapeze::lower {
 ///    per-tile scratchpad and only the tile's own part copied out, so
 ///    overlapping tiles never write the same point). Inner tile sizes add
 ///    serial parallelogram tiles inside each tile (paper 001 §5.2).
-///  * Inlined stages have no nest: their pure definition is substituted into
-///    every reader.
+///  * Inlined stages have no nest: their definition is substituted into every
+///    reader (inline_stages.h; cases resolved by their boxes).
+///  * With intra_tile_fusion, the nests of a tile's stages that read a common
+///    producer over equal bounds are fused (intra_tile_fusion.h).
 /// The schedule must already be valid (Schedule::validate). Throws
 /// trapeze::Error naming the group or stage for what lowering does not
-/// support (reductions in tiled groups, inlining a stage with cases or a
-/// reduction).
+/// support (reductions in tiled groups, inlining a reduction).
 ///  * The rectangle shape computes the scalene regions, with the stages'
 ///    point loops fused in one-row bands along every dimension but the
 ///    innermost, each stage shifted by its upper margin (paper 000 §3.2).
-Stmt lower_schedule(const Pipeline& p, const Schedule& schedule);
+/// `fused`, if given, receives per group (in the schedule's order) the sets
+/// of stages whose nests intra-tile fusion fused.
+Stmt lower_schedule(const Pipeline& p, const Schedule& schedule,
+                    std::vector<std::vector<std::vector<std::string>>>* fused = nullptr);
 
 } // namespace trapeze::lower

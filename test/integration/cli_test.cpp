@@ -192,6 +192,18 @@ TEST_F(Cli, ExplainShowsATiledSchedule) {
                                "    why        all in one\n"));
 }
 
+TEST_F(Cli, ExplainListsTheNestsIntraTileFusionFuses) {
+  CliResult r = run("explain harris --scheduler manual");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("    one nest per tile (intra-tile fusion): Ix, Iy\n"
+                               "    one nest per tile (intra-tile fusion): Ixx, Ixy, Iyy\n"));
+  r = run("explain harris --scheduler manual --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schedule"]["footprints"][0]["fused_nests"],
+            nlohmann::json::parse(R"([["Ix", "Iy"], ["Ixx", "Ixy", "Iyy"]])"));
+}
+
 TEST_F(Cli, InvalidScheduleFilesAreErrors) {
   const fs::path file = dir_ / "bad.json";
   std::ofstream(file) << R"({"groups": [{"stages": ["blurx"], "tile_size": [8, 8]}]})";
