@@ -101,9 +101,14 @@ App make_unsharp_app() {
 }
 
 Schedule make_manual_schedule_unsharp(const Pipeline& p) {
+  // Tiles of 8 whole rows (up to 8192 columns): the rows a tile reads and
+  // writes are long contiguous streams that the hardware prefetchers follow,
+  // and blurx has no overlap to recompute along y. Measured on this project's
+  // machine kind (AMD EPYC, 2 threads): 8 x 512 tiles 18-19 ms, 8 x 8192 13-16 ms.
   Schedule s = fuse_all_stages(
-      p, {1, 8, 512}, 2,
-      "hand-written: all four stages fused, sharpen (point-wise) inlined into mask");
+      p, {1, 8, 8192}, 2,
+      "hand-written: all four stages fused in tiles of 8 whole rows, sharpen (point-wise) "
+      "inlined into mask");
   s.storage["sharpen"] = Storage::Inlined;
   return s;
 }
