@@ -4,7 +4,7 @@
 #include "lower/tile_regions.h"
 #include "trapeze/explain.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace trapeze {
@@ -38,12 +38,8 @@ std::string explain_footprints_text(const Pipeline& p, const Schedule& schedule,
       out += fmt::format("    {:<20} {:<11} {:<24} {:>14} {:>14}\n", s.stage,
                          storage_name(schedule.storage_of(p, s.stage)),
                          extents_text(s.scratchpad_extents), s.computed_points, s.domain_points);
-    for (const std::vector<std::string>& set : fused[g]) {
-      std::string list;
-      for (const std::string& stage : set)
-        list += (list.empty() ? "" : ", ") + stage;
-      out += fmt::format("    one nest per tile (intra-tile fusion): {}\n", list);
-    }
+    for (const std::vector<std::string>& set : fused[g])
+      out += fmt::format("    one nest per tile (intra-tile fusion): {}\n", fmt::join(set, ", "));
   }
   return out;
 }

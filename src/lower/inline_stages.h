@@ -28,7 +28,6 @@ public:
   /// `inlined`: pure or case-defined stages (no reductions), any order.
   StageInliner(const std::vector<ir::FunctionPtr>& inlined, const BoundsProver& prover);
 
-  bool empty() const { return stages_.empty(); }
   bool inlines(const std::string& stage) const { return stages_.count(stage) > 0; }
 
   /// `e` with every read of an inlined stage replaced by its definition at the

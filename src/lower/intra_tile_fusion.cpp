@@ -3,6 +3,8 @@
 
 #include "trapeze/ir_visitor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -172,12 +174,10 @@ std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests, const Boun
       reordered.insert(reordered.end(), stay.begin(), stay.end());
       reordered.insert(reordered.end(), order.begin() + at + 1, order.end());
       order = std::move(reordered);
-      // The moved nests now come before `first`; fuse them on their own turn.
-      for (std::size_t k = 0; k < moved.size(); ++k) {
-        members[moved[k]].clear();
-      }
+      // The moved nests now run before `first` and stay unfused (their turn
+      // as a first member has passed); go on after `first`.
       place += moved.size();
-      at = place; // continue after `first`
+      at = place;
     }
   }
 
@@ -192,15 +192,14 @@ std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests, const Boun
       continue;
     }
     std::vector<std::string> names;
-    std::string list;
     for (std::size_t m : members[i]) {
       out.push_back(nests[m].comment);
       names.push_back(nests[m].stage->name());
-      list += (list.empty() ? "" : ", ") + names.back();
       emitted[m] = true;
     }
-    out.push_back(Comment::make(list + ": one fused nest (intra-tile fusion: common producers, "
-                                       "equal loop bounds)"));
+    out.push_back(Comment::make(fmt::format("{}: one fused nest (intra-tile fusion: common "
+                                            "producers, equal loop bounds)",
+                                            fmt::join(names, ", "))));
     out.push_back(fused_nest[i]);
     if (fused) fused->push_back(std::move(names));
   }

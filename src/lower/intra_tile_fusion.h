@@ -23,9 +23,11 @@ struct TileNest {
 /// (i) the stages read a common producer (a stage or an input), (ii) their
 /// nests have the same structure: loops of equal bounds, kinds and depth at
 /// every level, the same case pieces, and a store at the bottom, and (iii) the
-/// later stage reads no stage from the earlier one up to itself, so that it
-/// may run at the earlier one's place. A fused nest stores every stage at each
-/// point, the earlier stage first. Nests with lets (reductions) are not fused.
+/// later stage needs (reads, directly or through other nests) none of the
+/// stages fused so far; the nests between them that it needs move ahead of the
+/// fused set, unless they need the set themselves. The fused nest runs at the
+/// place of its first stage and stores every stage at each point, in order.
+/// Nests with lets (reductions) are not fused.
 /// `fused`, if given, receives the names of each fused set of stages.
 std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests, const BoundsProver& prover,
                                   std::vector<std::vector<std::string>>* fused = nullptr);

@@ -299,10 +299,7 @@ private:
                                        " over its region of the tile"),
                          lower_stage(f, options, prover_, param_names_)});
       }
-      if (group.intra_tile_fusion) {
-        fused_sets.clear(); // the bands of inner tiles lower the same nests again
-        return Block::make(fuse_intra_tile(nests, prover_, &fused_sets));
-      }
+      if (group.intra_tile_fusion) return Block::make(fuse_intra_tile(nests, prover_, &fused_sets));
       std::vector<Stmt> stmts;
       for (const TileNest& n : nests) {
         stmts.push_back(n.comment);
