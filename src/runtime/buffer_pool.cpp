@@ -32,7 +32,7 @@ void* BufferPool::allocate(std::size_t bytes) {
   }
   in_use_.emplace(block, block_size);
   in_use_bytes_ += block_size;
-  if (in_use_bytes_ > peak_in_use_bytes_) peak_in_use_bytes_ = in_use_bytes_;
+  handed_out_since_idle_.insert(block);
   return block;
 }
 
@@ -46,17 +46,20 @@ void BufferPool::release(void* memory) {
   in_use_bytes_ -= size;
   free_.emplace(size, memory);
   free_bytes_ += size;
-  trim_locked();
+  if (in_use_.empty()) return_unused_locked();
 }
 
-void BufferPool::trim_locked() {
-  // Keep at most one run's worth of free memory: the peak in use.
-  while (free_bytes_ > peak_in_use_bytes_ && !free_.empty()) {
-    auto largest = std::prev(free_.end());
-    free_bytes_ -= largest->first;
-    std::free(largest->second);
-    free_.erase(largest);
+void BufferPool::return_unused_locked() {
+  for (auto it = free_.begin(); it != free_.end();) {
+    if (handed_out_since_idle_.count(it->second)) {
+      ++it;
+      continue;
+    }
+    free_bytes_ -= it->first;
+    std::free(it->second);
+    it = free_.erase(it);
   }
+  handed_out_since_idle_.clear();
 }
 
 void BufferPool::release_free() {

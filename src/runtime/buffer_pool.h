@@ -14,14 +14,19 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace trapeze::runtime {
 
 /// A thread-safe pool of 64-byte aligned blocks. allocate() returns the
 /// smallest free block that holds `bytes` and is at most twice as large, or
-/// a new one; release() keeps the block for reuse. Free blocks beyond the
-/// most bytes ever in use at once (one run's worth, or a few concurrent
-/// runs') are returned to the system, largest first.
+/// a new one; release() keeps the block for reuse. Whenever the pool becomes
+/// idle (no block in use: the end of a run, or of a few concurrent runs), the
+/// free blocks that were not handed out since it was last idle are returned
+/// to the system: a block survives as long as every run uses it. (Capping
+/// the free bytes at the peak in use instead, as a first version did, evicts
+/// a run's largest buffer whenever its scratchpads of different sizes do not
+/// fit each other, so that buffer's pages fault again on every run.)
 class BufferPool {
 public:
   BufferPool() = default;
@@ -42,12 +47,13 @@ public:
   std::size_t bytes_retained() const;
 
 private:
-  void trim_locked();
+  void return_unused_locked();
 
   mutable std::mutex mutex_;
   std::multimap<std::size_t, void*> free_;        // by size
   std::unordered_map<void*, std::size_t> in_use_; // block -> size
-  std::size_t in_use_bytes_ = 0, free_bytes_ = 0, peak_in_use_bytes_ = 0;
+  std::unordered_set<void*> handed_out_since_idle_;
+  std::size_t in_use_bytes_ = 0, free_bytes_ = 0;
   codegen::Allocator allocator_{
       [](void* pool, std::size_t bytes) { return static_cast<BufferPool*>(pool)->allocate(bytes); },
       [](void* pool, void* memory) { static_cast<BufferPool*>(pool)->release(memory); }, this};

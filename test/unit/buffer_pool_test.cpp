@@ -39,22 +39,50 @@ TEST(BufferPool, ReusesALargerBlockOnlyUpToTwiceTheRequest) {
   pool.release(small);
 }
 
-TEST(BufferPool, KeepsNoMoreFreeMemoryThanThePeakInUse) {
+// One run of a fused pipeline: a full buffer held throughout, and two
+// parallel regions whose per-thread scratchpads do not fit each other.
+std::vector<void*> run_with_two_scratchpad_sizes(BufferPool& pool) {
+  std::vector<void*> handed_out;
+  void* full = pool.allocate(256 << 10);
+  handed_out.push_back(full);
+  for (std::size_t scratch : {std::size_t{16} << 10, std::size_t{40} << 10}) {
+    void* a = pool.allocate(scratch);
+    void* b = pool.allocate(scratch);
+    handed_out.push_back(a);
+    handed_out.push_back(b);
+    pool.release(a);
+    pool.release(b);
+  }
+  pool.release(full);
+  return handed_out;
+}
+
+TEST(BufferPool, KeepsEveryBlockThatEachRunUses) {
   BufferPool pool;
-  // Peak: two blocks of 64 KiB at once.
-  void* a = pool.allocate(64 << 10);
-  void* b = pool.allocate(64 << 10);
-  pool.release(a);
-  pool.release(b);
-  EXPECT_EQ(pool.bytes_retained(), std::size_t{128} << 10);
-  // A run needing 16 KiB blocks (no reuse of 64 KiB ones: too large) keeps
-  // the free total within the peak by returning the largest free blocks.
+  const std::vector<void*> first = run_with_two_scratchpad_sizes(pool);
+  const std::size_t retained = pool.bytes_retained();
+  EXPECT_EQ(retained, std::size_t{(256 + 2 * 16 + 2 * 40) << 10});
+  // The second run gets the very same blocks: nothing is mapped (and faulted
+  // in) again, least of all the large buffer.
+  const std::vector<void*> second = run_with_two_scratchpad_sizes(pool);
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(pool.bytes_retained(), retained);
+}
+
+TEST(BufferPool, ReturnsTheBlocksThatAWholeRunDidNotUse) {
+  BufferPool pool;
+  void* big = pool.allocate(64 << 10);
+  pool.release(big); // idle: `big` was used, so it stays
+  EXPECT_EQ(pool.bytes_retained(), std::size_t{64} << 10);
+  // A run of 16 KiB blocks cannot use the 64 KiB one (more than twice the
+  // request); at its end the pool is idle and `big` is returned.
   std::vector<void*> blocks;
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < 3; ++i)
     blocks.push_back(pool.allocate(16 << 10));
+  EXPECT_EQ(pool.bytes_retained(), std::size_t{64} << 10); // not while the run is on
   for (void* p : blocks)
     pool.release(p);
-  EXPECT_LE(pool.bytes_retained(), std::size_t{128} << 10);
+  EXPECT_EQ(pool.bytes_retained(), std::size_t{48} << 10);
 }
 
 TEST(BufferPool, IsSafeUnderConcurrentUse) {
