@@ -6,7 +6,8 @@
 # BUILD_DIR defaults to "build" at the repository root; a relative path is
 # taken from the current directory. Extra arguments go to the configure step,
 # e.g. scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON. TRAPEZE_JOBS limits
-# the parallel jobs of the build (Ninja's default otherwise).
+# the parallel jobs of the build (Ninja's default otherwise); TRAPEZE_TARGET
+# builds one target instead of all (scripts/test.sh: library_tests).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,4 +19,4 @@ fi
 
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTRAPEZE_WARNINGS_AS_ERRORS=ON "$@"
-cmake --build "$build_dir" ${TRAPEZE_JOBS:+-j "$TRAPEZE_JOBS"}
+cmake --build "$build_dir" ${TRAPEZE_JOBS:+-j "$TRAPEZE_JOBS"} ${TRAPEZE_TARGET:+--target "$TRAPEZE_TARGET"}

@@ -15,8 +15,9 @@ scripts/build.sh build -DTRAPEZE_PEERS=$peers
 # ~10 minutes) runs with: ctest --test-dir build -L slow
 ctest --test-dir build --output-on-failure -j "$jobs" -LE slow
 
-# The sanitizer build runs the library's own tests (the JIT's generated code
-# is compiled without sanitizers, as a user's would be).
-scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAPEZE_PEERS=OFF
+# The sanitizer build builds and runs the library's own tests (the JIT's
+# generated code is compiled without sanitizers, as a user's would be).
+TRAPEZE_TARGET=library_tests scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAPEZE_PEERS=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|error|correctness'
