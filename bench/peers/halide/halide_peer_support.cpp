@@ -2,12 +2,15 @@
 // the dispatch from an app to its Halide versions.
 #include "halide_peer_support.h"
 
+#include "runtime/buffer_pool.h"
+
 #include "trapeze/error.h"
 #include "trapeze/pipeline.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -154,16 +157,67 @@ int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
   return 0;
 }
 
+namespace {
+
+// Halide's runtime allocates every compute_root buffer in each call, through
+// halide_malloc. Its default (the C library) maps the large ones afresh and
+// every first touch of a page faults, on every call: for local_laplacian that
+// was most of a run (~36k faults per call). Trapeze's runs draw their
+// intermediates from a pool that each compiled pipeline keeps between runs
+// (runtime/buffer_pool.h); each Halide row gets a pool of its own in the same
+// way, through the hook Halide documents for it, so that the comparison is of
+// the schedules, not of the allocators. One pool per row, as trapeze has one
+// per pipeline: a pool returns the blocks that a whole run did not use, so
+// rows taking turns on one pool would evict each other's buffers. The rows
+// run one at a time; Halide's worker threads allocate too, so the current
+// pool is a global, not a thread-local. Each block starts with 64 bytes of
+// slack (Halide may read 8 bytes on either side of a block, and the block
+// stays 64-byte aligned) whose first word names the pool that owns it, so a
+// block goes back to its pool even if it is freed outside its row's run. An
+// allocation outside any run (none is known) comes from Halide's default.
+constexpr std::size_t kHalideBlockSlack = 64;
+std::atomic<runtime::BufferPool*> current_halide_pool{nullptr};
+
+void* pooled_halide_malloc(void* user_context, std::size_t bytes) {
+  runtime::BufferPool* pool = current_halide_pool.load();
+  const std::size_t size = bytes + 2 * kHalideBlockSlack;
+  void* block = pool ? pool->allocate(size) : halide_default_malloc(user_context, size);
+  if (!block) return nullptr;
+  std::memcpy(block, &pool, sizeof pool);
+  return static_cast<unsigned char*>(block) + kHalideBlockSlack;
+}
+
+void pooled_halide_free(void* user_context, void* memory) {
+  if (!memory) return;
+  void* block = static_cast<unsigned char*>(memory) - kHalideBlockSlack;
+  runtime::BufferPool* pool = nullptr;
+  std::memcpy(&pool, block, sizeof pool);
+  if (pool) {
+    pool->release(block);
+  } else {
+    halide_default_free(user_context, block);
+  }
+}
+
+} // namespace
+
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call) {
-  static const bool handler_set = (halide_set_error_handler(keep_halide_error), true);
-  (void)handler_set;
+  static const bool runtime_hooks_set =
+      (halide_set_error_handler(keep_halide_error), halide_set_custom_malloc(pooled_halide_malloc),
+       halide_set_custom_free(pooled_halide_free), true);
+  (void)runtime_hooks_set;
   auto outputs = std::make_shared<BufferMap>(allocate_outputs(ctx.pipeline, ctx.bound));
+  auto pool = std::make_shared<runtime::BufferPool>();
   Variant v;
   v.name = name;
-  v.run = [call = std::move(call), inputs = ctx.inputs, outputs, threads = ctx.threads, name] {
+  v.run = [call = std::move(call), inputs = ctx.inputs, outputs, threads = ctx.threads, name,
+           pool] {
     halide_set_num_threads(threads);
-    if (const int status = call(*inputs, *outputs); status != 0)
+    current_halide_pool.store(pool.get());
+    const int status = call(*inputs, *outputs);
+    current_halide_pool.store(nullptr);
+    if (status != 0)
       throw Error(fmt::format("{}: the Halide pipeline returned error {}: {}", name, status,
                               take_halide_error()));
   };
