@@ -92,8 +92,9 @@ public:
   bool from_cache() const;
 
   /// Intermediate buffers are kept between runs (and shared by copies), so
-  /// that repeated runs do not map and page-fault fresh memory each time; at
-  /// most the most memory ever in use at once is kept. The bytes kept now:
+  /// that repeated runs do not map and page-fault fresh memory each time;
+  /// when no run is in progress, the blocks the last run did not use are
+  /// returned to the system. The bytes kept now:
   std::size_t retained_memory_bytes() const;
   /// Returns the kept memory to the system (runs in progress are unaffected).
   void release_retained_memory() const;
