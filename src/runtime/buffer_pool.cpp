@@ -46,7 +46,17 @@ void BufferPool::release(void* memory) {
   in_use_bytes_ -= size;
   free_.emplace(size, memory);
   free_bytes_ += size;
-  if (in_use_.empty()) return_unused_locked();
+}
+
+void BufferPool::begin_run() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++runs_in_progress_;
+}
+
+void BufferPool::end_run() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  TRAPEZE_ASSERT(runs_in_progress_ > 0, "BufferPool: a run ended that did not begin");
+  if (--runs_in_progress_ == 0) return_unused_locked();
 }
 
 void BufferPool::return_unused_locked() {

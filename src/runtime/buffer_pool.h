@@ -20,19 +20,34 @@ namespace trapeze::runtime {
 
 /// A thread-safe pool of 64-byte aligned blocks. allocate() returns the
 /// smallest free block that holds `bytes` and is at most twice as large, or
-/// a new one; release() keeps the block for reuse. Whenever the pool becomes
-/// idle (no block in use: the end of a run, or of a few concurrent runs), the
-/// free blocks that were not handed out since it was last idle are returned
-/// to the system: a block survives as long as every run uses it. (Capping
-/// the free bytes at the peak in use instead, as a first version did, evicts
-/// a run's largest buffer whenever its scratchpads of different sizes do not
-/// fit each other, so that buffer's pages fault again on every run.)
+/// a new one; release() keeps the block for reuse. Its user marks each run
+/// (a call of a pipeline) with a Run; when the last run in progress ends, the
+/// free blocks that were not handed out since the last such moment are
+/// returned to the system: a block survives as long as every run uses it.
+/// The runs are explicit because a run may free all it holds and allocate
+/// again (Halide allocates per parallel iteration), which must not return
+/// blocks midway. (Capping the free bytes at the peak in use, as a first
+/// version did, evicts a run's largest buffer whenever its scratchpads of
+/// different sizes do not fit each other, so that buffer's pages fault again
+/// on every run.)
 class BufferPool {
 public:
   BufferPool() = default;
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
+
+  /// One run of the pool's user, from construction to destruction.
+  class Run {
+  public:
+    explicit Run(BufferPool& pool) : pool_(pool) { pool_.begin_run(); }
+    ~Run() { pool_.end_run(); }
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
+
+  private:
+    BufferPool& pool_;
+  };
 
   void* allocate(std::size_t bytes);
   void release(void* memory);
@@ -47,13 +62,16 @@ public:
   std::size_t bytes_retained() const;
 
 private:
+  void begin_run();
+  void end_run();
   void return_unused_locked();
 
   mutable std::mutex mutex_;
-  std::multimap<std::size_t, void*> free_;        // by size
-  std::unordered_map<void*, std::size_t> in_use_; // block -> size
-  std::unordered_set<void*> handed_out_since_idle_;
+  std::multimap<std::size_t, void*> free_;          // by size
+  std::unordered_map<void*, std::size_t> in_use_;   // block -> size
+  std::unordered_set<void*> handed_out_since_idle_; // since no run was in progress
   std::size_t in_use_bytes_ = 0, free_bytes_ = 0;
+  int runs_in_progress_ = 0;
   codegen::Allocator allocator_{
       [](void* pool, std::size_t bytes) { return static_cast<BufferPool*>(pool)->allocate(bytes); },
       [](void* pool, void* memory) { static_cast<BufferPool*>(pool)->release(memory); }, this};

@@ -36,6 +36,7 @@ CallArguments marshal_arguments(const Pipeline& p, const ParamValues& bound,
 }
 
 void invoke(const CompiledPipeline::Impl& impl, const CallArguments& args, int threads) {
+  const BufferPool::Run run(*impl.pool);
   const int status = impl.entry(args.params.data(), args.inputs.data(), args.outputs.data(),
                                 threads, impl.pool->allocator());
   if (status != 0)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -42,6 +43,7 @@ TEST(BufferPool, ReusesALargerBlockOnlyUpToTwiceTheRequest) {
 // One run of a fused pipeline: a full buffer held throughout, and two
 // parallel regions whose per-thread scratchpads do not fit each other.
 std::vector<void*> run_with_two_scratchpad_sizes(BufferPool& pool) {
+  const BufferPool::Run run(pool);
   std::vector<void*> handed_out;
   void* full = pool.allocate(256 << 10);
   handed_out.push_back(full);
@@ -71,18 +73,53 @@ TEST(BufferPool, KeepsEveryBlockThatEachRunUses) {
 
 TEST(BufferPool, ReturnsTheBlocksThatAWholeRunDidNotUse) {
   BufferPool pool;
-  void* big = pool.allocate(64 << 10);
-  pool.release(big); // idle: `big` was used, so it stays
+  {
+    const BufferPool::Run run(pool);
+    pool.release(pool.allocate(64 << 10));
+  } // `big` was used by the run, so it stays
   EXPECT_EQ(pool.bytes_retained(), std::size_t{64} << 10);
   // A run of 16 KiB blocks cannot use the 64 KiB one (more than twice the
-  // request); at its end the pool is idle and `big` is returned.
-  std::vector<void*> blocks;
-  for (int i = 0; i < 3; ++i)
-    blocks.push_back(pool.allocate(16 << 10));
-  EXPECT_EQ(pool.bytes_retained(), std::size_t{64} << 10); // not while the run is on
-  for (void* p : blocks)
-    pool.release(p);
+  // request); when it ends, the 64 KiB block is returned.
+  {
+    const BufferPool::Run run(pool);
+    std::vector<void*> blocks;
+    for (int i = 0; i < 3; ++i)
+      blocks.push_back(pool.allocate(16 << 10));
+    for (void* p : blocks)
+      pool.release(p);
+    EXPECT_EQ(pool.bytes_retained(), std::size_t{(64 + 3 * 16) << 10}); // not while it is on
+  }
   EXPECT_EQ(pool.bytes_retained(), std::size_t{48} << 10);
+}
+
+TEST(BufferPool, ARunThatFreesAllItHoldsKeepsItsBlocks) {
+  // Halide allocates per parallel iteration: between two iterations nothing
+  // is in use, which is not the end of the run.
+  BufferPool pool;
+  const BufferPool::Run run(pool);
+  void* first = pool.allocate(256 << 10);
+  pool.release(first);
+  void* small = pool.allocate(1 << 10);
+  pool.release(small);
+  void* again = pool.allocate(256 << 10);
+  EXPECT_EQ(again, first);
+  pool.release(again);
+}
+
+TEST(BufferPool, OverlappingRunsReturnBlocksOnlyWhenTheLastEnds) {
+  BufferPool pool;
+  auto outer = std::make_unique<BufferPool::Run>(pool);
+  {
+    const BufferPool::Run inner(pool);
+    pool.release(pool.allocate(32 << 10));
+  }
+  {
+    const BufferPool::Run inner(pool);
+    pool.release(pool.allocate(1 << 10)); // cannot use the 32 KiB block
+  }                                       // `outer` is still on: nothing is returned
+  EXPECT_EQ(pool.bytes_retained(), std::size_t{33} << 10);
+  outer.reset(); // both blocks were used since the pool was last without runs
+  EXPECT_EQ(pool.bytes_retained(), std::size_t{33} << 10);
 }
 
 TEST(BufferPool, IsSafeUnderConcurrentUse) {

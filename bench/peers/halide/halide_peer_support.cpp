@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 namespace trapeze::bench {
 
@@ -170,33 +171,48 @@ namespace {
 // per pipeline: a pool returns the blocks that a whole run did not use, so
 // rows taking turns on one pool would evict each other's buffers. The rows
 // run one at a time; Halide's worker threads allocate too, so the current
-// pool is a global, not a thread-local. Each block starts with 64 bytes of
-// slack (Halide may read 8 bytes on either side of a block, and the block
-// stays 64-byte aligned) whose first word names the pool that owns it, so a
-// block goes back to its pool even if it is freed outside its row's run. An
-// allocation outside any run (none is known) comes from Halide's default.
+// pool is a global, not a thread-local. Blocks of 64 KiB and more come from
+// the pool: the C library maps those afresh, or trims them off its heaps
+// when they are freed (Adams2019's unsharp allocates 127,692 bytes per
+// parallel iteration, and in a fresh process each one faulted its pages in:
+// 300 ms instead of 25). Smaller ones (Halide's hand-written unsharp
+// allocates a 17 KB row per iteration) stay with the C library, whose
+// per-thread arenas hand a thread back its own cache-warm block, where the
+// shared pool would hand it the other thread's (that row took 3x as long).
+// A pooled block has 64 bytes of slack on either side (Halide may read 8
+// bytes beyond a block; 64 keeps it aligned) and is registered with its
+// pool, so it goes back there even if freed outside its row's run.
 constexpr std::size_t kHalideBlockSlack = 64;
+constexpr std::size_t kPooledHalideBlockBytes = std::size_t{64} << 10;
 std::atomic<runtime::BufferPool*> current_halide_pool{nullptr};
+std::mutex pooled_halide_blocks_mutex;
+std::unordered_map<void*, runtime::BufferPool*> pooled_halide_blocks; // by Halide's pointer
+std::atomic<std::size_t> pooled_halide_blocks_count{0};
 
 void* pooled_halide_malloc(void* user_context, std::size_t bytes) {
   runtime::BufferPool* pool = current_halide_pool.load();
-  const std::size_t size = bytes + 2 * kHalideBlockSlack;
-  void* block = pool ? pool->allocate(size) : halide_default_malloc(user_context, size);
+  if (!pool || bytes < kPooledHalideBlockBytes) return halide_default_malloc(user_context, bytes);
+  auto* block = static_cast<unsigned char*>(pool->allocate(bytes + 2 * kHalideBlockSlack));
   if (!block) return nullptr;
-  std::memcpy(block, &pool, sizeof pool);
-  return static_cast<unsigned char*>(block) + kHalideBlockSlack;
+  void* memory = block + kHalideBlockSlack;
+  const std::lock_guard<std::mutex> lock(pooled_halide_blocks_mutex);
+  pooled_halide_blocks.emplace(memory, pool);
+  ++pooled_halide_blocks_count;
+  return memory;
 }
 
 void pooled_halide_free(void* user_context, void* memory) {
-  if (!memory) return;
-  void* block = static_cast<unsigned char*>(memory) - kHalideBlockSlack;
-  runtime::BufferPool* pool = nullptr;
-  std::memcpy(&pool, block, sizeof pool);
-  if (pool) {
-    pool->release(block);
-  } else {
-    halide_default_free(user_context, block);
+  // No lock while no pooled block is out (a pipeline without large buffers).
+  if (memory && pooled_halide_blocks_count.load() > 0) {
+    const std::lock_guard<std::mutex> lock(pooled_halide_blocks_mutex);
+    if (const auto it = pooled_halide_blocks.find(memory); it != pooled_halide_blocks.end()) {
+      it->second->release(static_cast<unsigned char*>(memory) - kHalideBlockSlack);
+      pooled_halide_blocks.erase(it);
+      --pooled_halide_blocks_count;
+      return;
+    }
   }
+  halide_default_free(user_context, memory);
 }
 
 } // namespace
@@ -214,9 +230,13 @@ Variant halide_variant(const PeerContext& ctx, const std::string& name,
   v.run = [call = std::move(call), inputs = ctx.inputs, outputs, threads = ctx.threads, name,
            pool] {
     halide_set_num_threads(threads);
-    current_halide_pool.store(pool.get());
-    const int status = call(*inputs, *outputs);
-    current_halide_pool.store(nullptr);
+    int status = 0;
+    {
+      const runtime::BufferPool::Run pool_run(*pool);
+      current_halide_pool.store(pool.get());
+      status = call(*inputs, *outputs);
+      current_halide_pool.store(nullptr);
+    }
     if (status != 0)
       throw Error(fmt::format("{}: the Halide pipeline returned error {}: {}", name, status,
                               take_halide_error()));
