@@ -76,7 +76,7 @@ TEST(BufferPool, ReturnsTheBlocksThatAWholeRunDidNotUse) {
   {
     const BufferPool::Run run(pool);
     pool.release(pool.allocate(64 << 10));
-  } // `big` was used by the run, so it stays
+  } // the run used the 64 KiB block, so it stays
   EXPECT_EQ(pool.bytes_retained(), std::size_t{64} << 10);
   // A run of 16 KiB blocks cannot use the 64 KiB one (more than twice the
   // request); when it ends, the 64 KiB block is returned.
