@@ -67,6 +67,12 @@ struct CompileOptions {
   std::string
       cache_dir; ///< $TRAPEZE_CACHE_DIR, else $XDG_CACHE_HOME/trapeze, else ~/.cache/trapeze
   std::uint64_t cache_limit_bytes = 512ull << 20; ///< least recently used entries go first
+  /// A bounds-checked build (also on when $TRAPEZE_BOUNDS_CHECK is 1): every
+  /// buffer and scratchpad access of the generated code is checked against its
+  /// allocation, and the first one outside it makes run() throw a
+  /// trapeze::Error naming the stage, the buffer, the point and the allocation.
+  /// For tests and debugging: the checks stop most loops from vectorizing.
+  bool bounds_check = false;
 };
 
 /// A compiled pipeline. Cheap to copy; run() is thread-safe and may be called

@@ -8,11 +8,14 @@
 //                int num_threads,               // <= 0: OpenMP's default
 //                const trapeze_allocator* allocator); // NULL: aligned_alloc/free
 //   const char* <symbol>_signature(void);       // see signature() below
+//   const char* <symbol>_error(void);           // why the calling thread's
+//                                               // last call failed ("" if not)
 //
 // Buffers are dense, last dimension contiguous, with the extents the runtime
 // checks (an input's extents; an output's domain extents). The function
-// returns 0 on success. It keeps no global state, so it may run on several
-// threads at once. Intermediate buffers (full ones, and scratchpads per
+// returns 0 on success, 1 if memory ran out, 2 if an access was outside its
+// buffer (bounds-checked builds only); <symbol>_error() then says which. It keeps no global state,
+// so it may run on several threads at once. Intermediate buffers (full ones, and scratchpads per
 // thread) come from `allocator` when it is given: the runtime passes a pool
 // per compiled pipeline (runtime/buffer_pool.h), so that repeated runs reuse
 // memory instead of mapping and page-faulting fresh pages every time.

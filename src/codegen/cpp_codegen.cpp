@@ -109,18 +109,36 @@ private:
 };
 
 // How a buffer is indexed in C++: its pointer and, per dimension, the origin
-// (a literal or a name) and the stride (a name; the last dimension has none).
+// (a literal or a name), the stride (a name; the last dimension has none) and
+// the extent (a name, for bounds checks); `what` names it in messages.
 struct BufferNames {
   std::string pointer;
   std::vector<std::string> origin;
   std::vector<std::string> stride;
+  std::vector<std::string> extent;
+  std::string what;
+  std::string producer; ///< the stage (or input) whose values it holds
 };
+
+// "blurx", or "blurx_tile (holds blurx)" for a buffer named apart from its stage.
+std::string buffer_description(const lower::Allocate& a) {
+  return a.producer == a.name ? a.name : a.name + " (holds " + a.producer + ")";
+}
 
 std::string shape_text(const std::vector<Expr>& extents) {
   std::string s;
   for (const Expr& e : extents)
     s += "[" + lower::expr_text(e) + "]";
   return s;
+}
+
+std::string c_string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 std::string tuple_text(const std::vector<Expr>& es) {
@@ -136,13 +154,13 @@ public:
   std::set<std::string> helpers;
   bool uses_threads = false;
   bool uses_heap = false;
-  bool uses_failure_flag = false;
 
-  explicit CppPrinter(const Pipeline& p) {
+  CppPrinter(const Pipeline& p, const CodegenOptions& options)
+      : bounds_check_(options.bounds_check) {
     context_.var = [this](const std::string& n) { return names_.lookup("v:" + n); };
     context_.param = [this](const std::string& n) { return names_.lookup("p:" + n); };
     context_.load = [this](const Access& a, const std::vector<PrintedIndex>& idx) {
-      return element(buffer("b:" + a.producer_name()), idx);
+      return element(buffer("b:" + a.producer_name()), idx, "reads");
     };
     context_.helpers = &helpers;
     for (std::size_t i = 0; i < p.params().size(); ++i) {
@@ -170,10 +188,12 @@ public:
     if (const auto* n = s.as<lower::IfThenElse>()) return print_if(*n);
     if (const auto* n = s.as<lower::Allocate>()) return print_allocate(*n);
     if (const auto* n = s.as<lower::Store>()) {
+      const BufferNames& target = buffer("s:" + n->buffer);
+      storing_ = target.producer;
       std::vector<PrintedIndex> idx;
       for (const Expr& e : n->index)
         idx.push_back({expr(e), e.type()});
-      line(element(buffer("s:" + n->buffer), idx) + " = " + expr(n->value) + ";");
+      line(element(target, idx, "writes") + " = " + expr(n->value) + ";");
       return;
     }
     if (const auto* n = s.as<lower::LetStmt>()) {
@@ -221,9 +241,29 @@ private:
     TRAPEZE_ASSERT(false, "no buffer in scope for " + key);
   }
 
-  // `pointer[sum((i_d - origin_d) * stride_d)]`, in int64.
-  static std::string element(const BufferNames& b, const std::vector<PrintedIndex>& idx) {
+  // `pointer[sum((i_d - origin_d) * stride_d)]`, in int64; in a bounds-checked
+  // build, tz_checked(...), which stops the run at the first index outside the
+  // buffer's allocation (`verb`: "reads" or "writes").
+  std::string element(const BufferNames& b, const std::vector<PrintedIndex>& idx,
+                      const char* verb) const {
     TRAPEZE_ASSERT(idx.size() == b.origin.size(), "access with the wrong number of indices");
+    if (bounds_check_) {
+      std::string index, origin, extent;
+      for (std::size_t d = 0; d < idx.size(); ++d) {
+        const std::string sep = d ? ", " : "";
+        index +=
+            sep + (idx[d].type == ScalarType::Int64 ? idx[d].text : "int64_t(" + idx[d].text + ")");
+        origin += sep + b.origin[d];
+        extent += sep + b.extent[d];
+      }
+      if (idx.empty()) { // a buffer of one element
+        index = origin = "0";
+        extent = "1";
+      }
+      return "tz_checked(tz_status_, " + b.pointer + ", {" + index + "}, {" + origin + "}, {" +
+             extent + "}, " + c_string_literal("stage " + storing_ + " " + verb + " " + b.what) +
+             ")";
+    }
     std::string offset;
     for (std::size_t d = 0; d < idx.size(); ++d) {
       std::string term =
@@ -277,7 +317,7 @@ private:
   // #pragma omp parallel { per-thread buffers; #pragma omp for ... }
   void print_parallel_region(const lower::For& n,
                              const std::vector<const lower::Allocate*>& scratch) {
-    uses_threads = uses_heap = uses_failure_flag = true;
+    uses_threads = uses_heap = true;
     line("#pragma omp parallel num_threads(tz_threads)");
     line("{");
     ++depth_;
@@ -289,18 +329,18 @@ private:
            " per thread (64-byte aligned), holds " + a->producer);
       Hoisted h;
       h.names.stride.assign(a->extents.size(), "1");
-      const std::string size = declare_shape(a->name, a->extents, h.names.stride);
+      h.names.what = buffer_description(*a);
+      h.names.producer = a->producer;
+      const std::string size = declare_shape(a->name, a->extents, h.names.stride, h.names.extent);
       h.memory = names_.declare("#", a->name + "_memory");
       line("tz_buffer " + h.memory + "(allocator, " + size + " * int64_t(sizeof(" +
            std::string(cpp_type_name(a->type)) + ")));");
+      line("if (!" + h.memory + ".data) tz_out_of_memory(tz_status_, " + h.memory + ", " +
+           c_string_literal("the per-thread buffer " + h.names.what) + ");");
       all_ok += (all_ok.empty() ? "" : " && ") + h.memory + ".data";
       hoisted_[a] = h;
     }
     line("const bool tz_memory_ok = " + all_ok + ";");
-    line("if (!tz_memory_ok) {");
-    line("#pragma omp atomic write");
-    line("  tz_failed = 1;");
-    line("}");
     memory_check_in_ = n.collapse;
     print_loop(n, true, true);
     buffers_.pop_back();
@@ -311,9 +351,9 @@ private:
 
   // Declares the extents and strides of a buffer; returns its element count.
   std::string declare_shape(const std::string& name, const std::vector<Expr>& extents,
-                            std::vector<std::string>& stride) {
+                            std::vector<std::string>& stride, std::vector<std::string>& extent) {
     const std::size_t dims = extents.size();
-    std::vector<std::string> extent(dims);
+    extent.assign(dims, "");
     for (std::size_t d = 0; d < dims; ++d) {
       extent[d] = names_.declare("#", name + "_extent" + std::to_string(d));
       line("const int64_t " + extent[d] + " = " + bound(extents[d]) + ";");
@@ -399,7 +439,10 @@ private:
          (n.scope == lower::MemoryScope::Heap ? " (64-byte aligned)" : "") +
          (n.producer != n.name ? ", holds " + n.producer : ""));
     BufferNames b;
-    std::vector<std::string> extent(dims);
+    b.what = buffer_description(n);
+    b.producer = n.producer;
+    std::vector<std::string>& extent = b.extent;
+    extent.assign(dims, "");
     for (std::size_t d = 0; d < dims; ++d) {
       extent[d] = names_.declare("#", n.name + "_extent" + std::to_string(d));
       line("const int64_t " + extent[d] + " = " + bound(n.extents[d]) + ";");
@@ -435,16 +478,11 @@ private:
       uses_heap = true;
       const std::string memory = names_.declare("#", n.name + "_memory");
       line("tz_buffer " + memory + "(allocator, " + size + " * int64_t(sizeof(" + type + ")));");
-      if (parallel_depth_ == 0) {
-        line("if (!" + memory + ".data) return 1;");
-      } else {
-        uses_failure_flag = true;
-        line("if (!" + memory + ".data) {");
-        line("#pragma omp atomic write");
-        line("  tz_failed = 1;");
-        line("  continue;");
-        line("}");
-      }
+      line("if (!" + memory + ".data) {");
+      line("  tz_out_of_memory(tz_status_, " + memory + ", " +
+           c_string_literal("the buffer " + b.what) + ");");
+      line(parallel_depth_ == 0 ? "  return tz_finish(tz_status_);" : "  continue;");
+      line("}");
       line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
            ".data);");
       break;
@@ -460,6 +498,8 @@ private:
     std::string memory;
   };
 
+  const bool bounds_check_;
+  std::string storing_; ///< the buffer the Store being printed writes (for messages)
   Names names_;
   std::set<std::string> param_names_;
   std::map<const lower::Allocate*, Hoisted> hoisted_;
@@ -471,15 +511,6 @@ private:
   int parallel_depth_ = 0;
   bool last_line_comment_ = false;
 };
-
-std::string c_string_literal(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // The comment that documents the calling convention of this pipeline.
 std::string abi_comment(const Pipeline& p) {
@@ -512,7 +543,8 @@ std::string abi_comment(const Pipeline& p) {
          std::string(type_name(f->type())) + shape_text(extents) + ", element 0 holds the point " +
          tuple_text(origin) + "\n";
   }
-  s += "// num_threads <= 0 means OpenMP's default. Returns 0 on success, 1 if memory ran out.\n";
+  s += "// num_threads <= 0 means OpenMP's default. Returns 0 on success, 1 if memory ran out,\n"
+       "// 2 if a bounds check failed (bounds-checked builds); then <entry>_error() says why.\n";
   return s;
 }
 
@@ -534,6 +566,67 @@ const char* kParamTypedef =
     "} trapeze_allocator;\n"
     "#endif\n";
 
+// How generated code fails: the first failure of a call (from any thread)
+// keeps its code and message; the calling thread reads the message through
+// <entry>_error() after the call returns.
+const char* kStatusDefinitions =
+    "// Why a call failed: the first failure's code and message (later ones are dropped).\n"
+    "struct tz_status {\n"
+    "  int code = 0;\n"
+    "  int claimed = 0;\n"
+    "  char message[512] = {};\n"
+    "};\n\n"
+    "thread_local char tz_last_error[512];\n\n"
+    "__attribute__((format(printf, 3, 4))) void tz_fail(tz_status& s, int code,\n"
+    "                                                   const char* format, ...) {\n"
+    "  if (__atomic_exchange_n(&s.claimed, 1, __ATOMIC_ACQ_REL)) return;\n"
+    "  va_list args;\n"
+    "  va_start(args, format);\n"
+    "  vsnprintf(s.message, sizeof s.message, format, args);\n"
+    "  va_end(args);\n"
+    "  __atomic_store_n(&s.code, code, __ATOMIC_RELEASE);\n"
+    "}\n\n"
+    "// The call's result; its message goes to the calling thread's tz_last_error.\n"
+    "int tz_finish(const tz_status& s) {\n"
+    "  const int code = __atomic_load_n(&s.code, __ATOMIC_ACQUIRE);\n"
+    "  memcpy(tz_last_error, code ? s.message : \"\", code ? sizeof tz_last_error : 1);\n"
+    "  return code;\n"
+    "}\n\n";
+
+// The bounds-checked build's accessor: the element at `index` (a point) of a
+// dense buffer whose allocation holds the box origin + [0, extent); outside
+// it, the run fails with a message naming the access, and a dummy element is
+// used instead so that nothing outside the allocation is touched.
+const char* kBoundsCheckDefinitions =
+    "template <typename T, size_t N>\n"
+    "T& tz_checked(tz_status& s, T* base, const int64_t (&index)[N], const int64_t (&origin)[N],\n"
+    "              const int64_t (&extent)[N], const char* access) {\n"
+    "  int64_t offset = 0;\n"
+    "  for (size_t d = 0; d < N; ++d) {\n"
+    "    const int64_t i = index[d] - origin[d];\n"
+    "    if (i < 0 || i >= extent[d]) {\n"
+    "      char point[256] = \"\", box[256] = \"\";\n"
+    "      size_t p = 0, b = 0;\n"
+    "      for (size_t k = 0; k < N; ++k) {\n"
+    "        p += snprintf(point + p, p < sizeof point ? sizeof point - p : 0, \"%s%lld\",\n"
+    "                      k ? \", \" : \"\", (long long)index[k]);\n"
+    "        b += snprintf(box + b, b < sizeof box ? sizeof box - b : 0, \"%s[%lld, %lld]\",\n"
+    "                      k ? \" x \" : \"\", (long long)origin[k],\n"
+    "                      (long long)(origin[k] + extent[k] - 1));\n"
+    "      }\n"
+    "      tz_fail(s, 2,\n"
+    "              \"bounds check failed: %s at (%s): index %lld of dimension %zu is outside \"\n"
+    "              \"the allocation %s\",\n"
+    "              access, point, (long long)index[d], d, box);\n"
+    "      thread_local std::remove_const_t<T> dummy;\n"
+    "      dummy = std::remove_const_t<T>();\n"
+    "      return dummy;\n"
+    "    }\n"
+    "    offset = offset * extent[d] + i;\n"
+    "  }\n"
+    "  return base[offset];\n"
+    "}\n\n";
+
 std::string entry_declaration(const std::string& symbol) {
   return "int " + symbol +
          "(const trapeze_param* params, const void* const* inputs, void* const* outputs,\n"
@@ -554,6 +647,8 @@ std::string make_header(const Pipeline& p, const std::string& symbol) {
   h += entry_declaration(symbol) + ";\n";
   h += "/* The ABI description the runtime compares before calling (codegen::signature). */\n";
   h += "const char* " + symbol + "_signature(void);\n";
+  h += "/* Why the calling thread's last call failed (\"\" after a success). */\n";
+  h += "const char* " + symbol + "_error(void);\n";
   h += "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return h;
 }
@@ -572,26 +667,29 @@ std::string stage_list(const Pipeline& p) {
 
 CppModule generate_cpp(const Pipeline& p) { return generate_cpp(p, Schedule::naive(p)); }
 
-CppModule generate_cpp(const Pipeline& p, const Schedule& schedule) {
+CppModule generate_cpp(const Pipeline& p, const Schedule& schedule, const CodegenOptions& options) {
   const lower::Lowered lowered = lower::lower(p, schedule);
   CppModule m;
   m.entry_symbol = entry_symbol(p);
   m.signature = signature(p);
   m.header = make_header(p, m.entry_symbol);
 
-  CppPrinter printer(p);
+  CppPrinter printer(p, options);
   printer.print(lowered.body);
 
   std::string& s = m.source;
   s = "// Generated by trapeze from pipeline '" + p.name() + "'.\n";
   s += "// Stages, producers first:\n" + stage_list(p);
   s += "// Entry point " + m.entry_symbol + ".\n" + abi_comment(p);
-  s += "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n";
+  s += "#include <math.h>\n#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n"
+       "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
+  if (options.bounds_check) s += "#include <type_traits>\n";
   s += "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n";
   s += kParamTypedef;
   const std::string helpers = cpp_helper_definitions(printer.helpers);
-  const bool any_helper = printer.uses_threads || printer.uses_heap || !helpers.empty();
-  if (any_helper) s += "\nnamespace {\n\n";
+  s += "\nnamespace {\n\n";
+  s += kStatusDefinitions;
+  if (options.bounds_check) s += kBoundsCheckDefinitions;
   if (printer.uses_threads) {
     s += "inline int tz_max_threads() {\n#ifdef _OPENMP\n  return omp_get_max_threads();\n"
          "#else\n  return 1;\n#endif\n}\n\n";
@@ -602,8 +700,9 @@ CppModule generate_cpp(const Pipeline& p, const Schedule& schedule) {
          "struct tz_buffer {\n"
          "  const trapeze_allocator* allocator;\n"
          "  void* data;\n"
+         "  size_t size;\n"
          "  tz_buffer(const trapeze_allocator* a, int64_t bytes) : allocator(a) {\n"
-         "    const size_t size = size_t(bytes > 0 ? (bytes + 63) / 64 * 64 : 64);\n"
+         "    size = size_t(bytes > 0 ? (bytes + 63) / 64 * 64 : 64);\n"
          "    data = allocator ? allocator->allocate(allocator->context, size)\n"
          "                     : aligned_alloc(64, size);\n"
          "  }\n"
@@ -616,12 +715,17 @@ CppModule generate_cpp(const Pipeline& p, const Schedule& schedule) {
          "  }\n"
          "  tz_buffer(const tz_buffer&) = delete;\n"
          "  tz_buffer& operator=(const tz_buffer&) = delete;\n"
-         "};\n\n";
+         "};\n\n"
+         "inline void tz_out_of_memory(tz_status& s, const tz_buffer& b, const char* what) {\n"
+         "  tz_fail(s, 1, \"out of memory: %zu bytes for %s\", b.size, what);\n"
+         "}\n\n";
   }
   if (!helpers.empty()) s += helpers + "\n";
-  s += any_helper ? "} // namespace\n\n" : "\n";
+  s += "} // namespace\n\n";
   s += "extern \"C\" const char* " + m.entry_symbol + "_signature(void) {\n  return " +
        c_string_literal(m.signature) + ";\n}\n\n";
+  s += "extern \"C\" const char* " + m.entry_symbol +
+       "_error(void) {\n  return tz_last_error;\n}\n\n";
   s += "extern \"C\" " + entry_declaration(m.entry_symbol) + " {\n";
   s += printer.param_lines();
   if (p.params().empty()) s += "  (void)params;\n";
@@ -632,9 +736,9 @@ CppModule generate_cpp(const Pipeline& p, const Schedule& schedule) {
     s += "  (void)num_threads;\n";
   }
   if (!printer.uses_heap) s += "  (void)allocator;\n";
-  if (printer.uses_failure_flag) s += "  int tz_failed = 0;\n";
+  s += "  tz_status tz_status_;\n";
   s += printer.body;
-  s += printer.uses_failure_flag ? "  return tz_failed;\n}\n" : "  return 0;\n}\n";
+  s += "  return tz_finish(tz_status_);\n}\n";
   return m;
 }
 

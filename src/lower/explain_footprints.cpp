@@ -28,7 +28,7 @@ std::string explain_footprints_text(const Pipeline& p, const Schedule& schedule,
       "\nFootprints (for the bound parameters)\n-------------------------------------\n";
   for (std::size_t g = 0; g < schedule.groups.size(); ++g) {
     const GroupSchedule& group = schedule.groups[g];
-    const lower::GroupFootprint f = lower::group_footprint(p, group, g, bound);
+    const lower::GroupFootprint f = lower::group_footprint(p, schedule, g, bound);
     out += fmt::format("\n  group {}: {} tile{} ({}), {} shape, redundant computation {:.2f}%\n", g,
                        f.tiles, f.tiles == 1 ? "" : "s", extents_text(f.tile_counts),
                        tile_shape_name(group.shape), 100.0 * f.redundant_fraction);
@@ -51,7 +51,7 @@ std::string explain_footprints_json(const Pipeline& p, const Schedule& schedule,
   nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (std::size_t g = 0; g < schedule.groups.size(); ++g) {
     const GroupSchedule& group = schedule.groups[g];
-    const lower::GroupFootprint f = lower::group_footprint(p, group, g, bound);
+    const lower::GroupFootprint f = lower::group_footprint(p, schedule, g, bound);
     nlohmann::ordered_json j;
     j["group"] = g;
     j["shape"] = tile_shape_name(group.shape);

@@ -157,7 +157,7 @@ private:
   }
 
   Stmt tiled_group(const GroupSchedule& group, std::size_t index) {
-    const GroupGeometry g = group_geometry(p_, group, index);
+    const GroupGeometry g = group_geometry(p_, schedule_, index);
     const std::size_t dims = g.common_dims();
     if (!group.inner_tile_sizes.empty() &&
         (group.tile_sizes.empty() || group.inner_tile_sizes.size() != dims))
@@ -195,6 +195,7 @@ private:
     for (Interval& range : space)
       range = Interval(prover_.simplify(range.lo), prover_.simplify(range.hi));
     std::vector<std::string> loop_vars;
+    FirstTile first(dims);
     std::vector<Expr> counts;
     std::vector<std::pair<std::string, Expr>> lets;
     std::vector<Interval> tile;
@@ -206,6 +207,7 @@ private:
       }
       const Expr size = i64(group.tile_sizes[c]);
       loop_vars.push_back(fresh(dim + "_tile"));
+      first[c] = Binary::make(BinaryOp::EQ, VarRef::make(loop_vars.back()), Expr(0));
       const Expr rounded_up =
           prover_.simplify(add(sub(space[c].hi, space[c].lo), i64(group.tile_sizes[c])));
       counts.push_back(group.tile_sizes[c] == 1 ? rounded_up
@@ -222,8 +224,8 @@ private:
     }
 
     // Every stage's region, as lets, from the live-outs back.
-    const GroupRegions regions =
-        tile_regions(g, group.shape, tile, [&](std::size_t s, const std::vector<Interval>& r) {
+    const GroupRegions regions = tile_regions(
+        g, group.shape, tile, first, [&](std::size_t s, const std::vector<Interval>& r) {
           std::vector<Interval> refs(dims);
           const Function& f = *g.stages[s];
           if (inlined(f.name())) return r; // no nest: its region only feeds its producers'
@@ -239,7 +241,7 @@ private:
           }
           return refs;
         });
-    const auto margins = region_margins(g, group.shape);
+    const GroupReach reach = region_reach(g, group.shape);
 
     // The stages in order, each over its box (lets for the points of sampled stages).
     const auto boxes_of = [&](const GroupRegions& regs,
@@ -311,9 +313,13 @@ private:
     const std::vector<std::int64_t> bands = band_sizes(g, group);
     std::vector<Stmt> nests = {
         bands.empty() ? nests_of(boxes)
-                      : inner_tiles(g, group, bands, tile, regions, margins, boxes_of, nests_of)};
-    for (const auto& [s, buffer] : private_copy)
-      nests.push_back(copy_out(g, s, tile, group.vectorize));
+                      : inner_tiles(g, group, bands, tile, regions, reach, boxes_of, nests_of)};
+    for (const auto& [s, buffer] : private_copy) {
+      // A live-out lacking a tiled dimension belongs to the first tile along it.
+      const Expr owner = owns_tile(g, s, first);
+      const Stmt copy = copy_out(g, s, tile, group.vectorize);
+      nests.push_back(owner.defined() ? IfThenElse::make(owner, copy) : copy);
+    }
     Stmt body = Block::make(std::move(nests));
     std::vector<std::pair<std::size_t, std::string>> buffers;
     for (std::size_t s : scratchpads)
@@ -327,7 +333,7 @@ private:
       for (const Interval& range : boxes[s])
         origin.push_back(range.lo);
       for (std::size_t k = 0; k < static_cast<std::size_t>(f->dimensions()); ++k)
-        extents.push_back(scratchpad_extent(g, group, s, k, margins));
+        extents.push_back(scratchpad_extent(g, group, s, k, reach));
       body = Allocate::make(it->second, f->name(), f->type(), origin, extents, MemoryScope::Stack,
                             -1, body);
     }
@@ -397,18 +403,28 @@ private:
   // rows their producers wrote just before (intra-tile locality). A tile
   // computes the same points as the scalene shape; only the order differs.
   // Keeping the innermost dimension whole keeps the innermost loops long and
-  // vectorizable. Empty: no bands (the stages run one after another).
+  // vectorizable. A dimension that a stage of the group lacks is never split:
+  // that stage lies at one position of it, which its consumers read from every
+  // band, and its producers' fixed positions need not lie in the first band.
+  // A size of 0: the dimension is not split (one band spans the tile).
+  // Empty: no bands (the stages run one after another).
   static std::vector<std::int64_t> band_sizes(const GroupGeometry& g, const GroupSchedule& group) {
-    if (!group.inner_tile_sizes.empty()) return group.inner_tile_sizes;
-    if (group.shape != TileShape::Rectangle || g.stages.size() < 2) return {};
     const std::size_t dims = g.common_dims();
-    std::vector<std::int64_t> sizes(dims, 1);
-    if (dims < 2) return sizes;
-    // The innermost band spans the whole tile: its tile size, or (untiled) a
-    // size no domain reaches.
-    sizes[dims - 1] = group.tile_sizes.empty() ? std::numeric_limits<std::int32_t>::max()
-                                               : group.tile_sizes[dims - 1];
-    return sizes;
+    std::vector<std::int64_t> sizes = group.inner_tile_sizes;
+    if (sizes.empty()) {
+      if (group.shape != TileShape::Rectangle || g.stages.size() < 2) return {};
+      sizes.assign(dims, 1);
+      // The innermost band spans the whole tile.
+      if (dims >= 2) sizes[dims - 1] = 0;
+    }
+    bool split = false;
+    for (std::size_t c = 0; c < dims; ++c) {
+      const bool lacked = std::any_of(g.stage_dim.begin(), g.stage_dim.end(),
+                                      [&](const std::vector<int>& d) { return d[c] < 0; });
+      if (lacked || (!group.tile_sizes.empty() && sizes[c] >= group.tile_sizes[c])) sizes[c] = 0;
+      split = split || sizes[c] > 0;
+    }
+    return split ? sizes : std::vector<std::int64_t>{};
   }
 
   // Multi-level tiling (paper 001 §5.2): inside the overlapped tile, serial
@@ -422,9 +438,8 @@ private:
   template <typename BoxesOf, typename NestsOf>
   Stmt inner_tiles(const GroupGeometry& g, const GroupSchedule& group,
                    const std::vector<std::int64_t>& band_sizes, const std::vector<Interval>& tile,
-                   const GroupRegions& regions,
-                   const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& margins,
-                   const BoxesOf& boxes_of, const NestsOf& nests_of) {
+                   const GroupRegions& regions, const GroupReach& reach, const BoxesOf& boxes_of,
+                   const NestsOf& nests_of) {
     const std::size_t dims = g.common_dims();
     std::vector<std::pair<std::string, Expr>> lets;
     std::vector<std::string> vars;
@@ -433,6 +448,11 @@ private:
     for (std::size_t c = 0; c < dims; ++c) {
       const std::string& dim = g.alignment.common_dims[c];
       const std::int64_t size = band_sizes[c];
+      if (size == 0) { // not split
+        for (std::size_t s = 0; s < g.stages.size(); ++s)
+          bands[s][c] = regions[s][c];
+        continue;
+      }
       vars.push_back(fresh(dim + "_inner"));
       last.push_back(prover_.simplify(
           size == 1 ? sub(tile[c].hi, tile[c].lo)
@@ -451,7 +471,9 @@ private:
           bands[s][c] = regions[s][c];
           continue;
         }
-        const std::int64_t above = margins[s][c].second;
+        TRAPEZE_ASSERT(!reach[s][c].fixed,
+                       "a band along a dimension " + g.stages[s]->name() + " is fixed in");
+        const std::int64_t above = reach[s][c].above;
         const Interval& r = regions[s][c];
         const std::string var = g.stages[s]->vars()[static_cast<std::size_t>(g.stage_dim[s][c])];
         const std::string base = g.stages[s]->name() + "_" + var + "_band";
@@ -468,11 +490,11 @@ private:
     Stmt body = nests_of(boxes_of(bands, lets));
     for (auto it = lets.rbegin(); it != lets.rend(); ++it)
       body = LetStmt::make(it->first, it->second, body);
-    for (std::size_t c = dims; c-- > 0;)
+    for (std::size_t c = vars.size(); c-- > 0;)
       body = For::make(vars[c], i64(0), last[c], ForKind::Serial, body);
     std::string sizes;
     for (std::int64_t size : band_sizes)
-      sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+      sizes += (sizes.empty() ? "" : ", ") + (size ? std::to_string(size) : std::string("whole"));
     const std::string what = group.inner_tile_sizes.empty()
                                  ? "rectangle shape: the stages' point loops fused in bands [" +
                                        sizes + "], each stage shifted by its upper margin, in order"
@@ -482,9 +504,8 @@ private:
 
   // The largest region of the stage in its dimension k over all tiles (never
   // more than its domain); the innermost one padded to whole 64-byte lines.
-  Expr scratchpad_extent(
-      const GroupGeometry& g, const GroupSchedule& group, std::size_t s, std::size_t k,
-      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& margins) const {
+  Expr scratchpad_extent(const GroupGeometry& g, const GroupSchedule& group, std::size_t s,
+                         std::size_t k, const GroupReach& reach) const {
     const Function& f = *g.stages[s];
     const Interval& range = f.domain()[k];
     Expr extent = add(sub(range.hi, range.lo), i64(1));
@@ -493,8 +514,8 @@ private:
       while (g.stage_dim[s][c] != static_cast<int>(k))
         ++c;
       // At most `span` common positions, of which every scale-th is a point.
-      const std::int64_t span = group.tile_sizes[c] + margins[s][c].first + margins[s][c].second;
-      extent = min_of(i64((span - 1) / g.scale[s][c] + 1), extent);
+      if (const auto span = reach[s][c].span(group.tile_sizes[c]))
+        extent = min_of(i64(std::max<std::int64_t>(*span - 1, 0) / g.scale[s][c] + 1), extent);
     }
     extent = prover_.simplify(extent);
     if (k + 1 == static_cast<std::size_t>(f.dimensions()) && group.vectorize) {

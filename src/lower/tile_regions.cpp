@@ -72,7 +72,8 @@ std::string stage_names(const std::vector<std::string>& stages) {
 
 } // namespace
 
-GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std::size_t index) {
+GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index) {
+  const GroupSchedule& group = schedule.groups.at(index);
   GroupGeometry g;
   g.name = "group " + std::to_string(index) + " (" + stage_names(group.stages) + ")";
   std::vector<const Function*> members;
@@ -92,6 +93,7 @@ GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std:
     for (const FunctionPtr& consumer : p.consumers(*f))
       live = live || !in_group.count(consumer->name());
     g.live_out.push_back(live);
+    g.full.push_back(live || schedule.storage_of(p, f->name()) == Storage::Full);
     std::vector<int> dims(g.alignment.common_dims.size(), -1);
     std::vector<std::int64_t> scales(g.alignment.common_dims.size(), 1);
     for (std::size_t k = 0; k < a.common_dim.size(); ++k) {
@@ -111,49 +113,88 @@ GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std:
   return g;
 }
 
+Expr owns_tile(const GroupGeometry& g, std::size_t s, const FirstTile& first) {
+  Expr condition;
+  for (std::size_t c = 0; c < g.common_dims(); ++c) {
+    if (g.stage_dim[s][c] >= 0 || !first[c].defined()) continue;
+    condition = condition.defined() ? Binary::make(BinaryOp::And, condition, first[c]) : first[c];
+  }
+  return condition;
+}
+
 GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
-                          const std::vector<Interval>& tile, const BindRegion& bind) {
-  TRAPEZE_ASSERT(tile.size() == g.common_dims(), "a tile with the wrong number of dimensions");
+                          const std::vector<Interval>& tile, const FirstTile& first,
+                          const BindRegion& bind) {
+  TRAPEZE_ASSERT(tile.size() == g.common_dims() && first.size() == g.common_dims(),
+                 "a tile with the wrong number of dimensions");
   const std::size_t n = g.stages.size(), dims = g.common_dims();
   GroupRegions regions(n);
   const std::vector<std::int64_t> level = levels(g);
   const auto slopes = group_slopes(g);
+  const GroupReach reach = region_reach(g, shape);
   for (std::size_t s = n; s-- > 0;) {
     const std::vector<Interval> domain = common_domain(g, s);
     std::vector<Interval> want(dims);
-    if (shape == TileShape::PolyMage) {
-      for (std::size_t c = 0; c < dims; ++c)
-        want[c] = Interval(plus(tile[c].lo, -level[s] * slopes[c].first),
-                           plus(tile[c].hi, level[s] * slopes[c].second));
-    } else {
-      bool any = false;
-      const auto unite = [&](const std::vector<Interval>& box) {
-        for (std::size_t c = 0; c < dims; ++c)
-          want[c] =
-              any ? Interval(min_of(want[c].lo, box[c].lo), max_of(want[c].hi, box[c].hi)) : box[c];
-        any = true;
-      };
-      if (g.live_out[s]) unite(tile);
-      for (std::size_t e = 0; e < g.edges.size(); ++e) {
-        if (g.edges[e].first != s) continue;
-        const analysis::UniformDependence& dep = g.alignment.dependences[e];
-        const std::vector<Interval>& consumer = regions[g.edges[e].second];
-        std::vector<Interval> needed(dims);
-        for (std::size_t c = 0; c < dims; ++c)
-          needed[c] = dep.broadcast[c] ? Interval(zero(), zero())
-                                       : Interval(plus(consumer[c].lo, dep.lo[c]),
-                                                  plus(consumer[c].hi, dep.hi[c]));
-        unite(needed);
+    bool any = false;
+    const auto unite = [&](std::size_t c, const Interval& box) {
+      want[c] = want[c].lo.defined()
+                    ? Interval(min_of(want[c].lo, box.lo), max_of(want[c].hi, box.hi))
+                    : box;
+    };
+    // What the group's consumers read.
+    for (std::size_t e = 0; e < g.edges.size(); ++e) {
+      if (g.edges[e].first != s) continue;
+      any = true;
+      const std::size_t t = g.edges[e].second;
+      const analysis::UniformDependence& dep = g.alignment.dependences[e];
+      for (std::size_t c = 0; c < dims; ++c) {
+        if (g.stage_dim[s][c] < 0) continue;
+        if (g.stage_dim[t][c] < 0) { // the consumer lies at 0: fixed positions
+          unite(c, Interval(Expr(dep.lo[c]), Expr(dep.hi[c])));
+          continue;
+        }
+        if (shape == TileShape::PolyMage) {
+          if (reach[t][c].follows_tile)
+            unite(c, Interval(plus(tile[c].lo, -level[s] * slopes[c].first),
+                              plus(tile[c].hi, level[s] * slopes[c].second)));
+          if (reach[t][c].fixed)
+            unite(c, Interval(Expr(reach[t][c].fixed_lo + dep.lo[c]),
+                              Expr(reach[t][c].fixed_hi + dep.hi[c])));
+          continue;
+        }
+        // The consumer's points only: multiples of its scale.
+        const std::int64_t scale = g.scale[t][c];
+        const Interval& r = regions[t][c];
+        unite(c, Interval(plus(times(scale, ceil_div(r.lo, scale)), dep.lo[c]),
+                          plus(times(scale, floor_div(r.hi, scale)), dep.hi[c])));
       }
-      if (!any) // read by nothing in the group: nothing to compute
-        for (std::size_t c = 0; c < dims; ++c)
-          want[c] = Interval(domain[c].lo, plus(domain[c].lo, -1));
+    }
+    // A full stage's own points: the tile (only in the tile that owns it).
+    if (g.full[s]) {
+      const Expr owner = owns_tile(g, s, first);
+      for (std::size_t c = 0; c < dims; ++c) {
+        if (g.stage_dim[s][c] < 0) continue;
+        if (!owner.defined()) {
+          unite(c, tile[c]);
+        } else if (any) {
+          want[c] = Interval(Select::make(owner, min_of(want[c].lo, tile[c].lo), want[c].lo),
+                             Select::make(owner, max_of(want[c].hi, tile[c].hi), want[c].hi));
+        } else {
+          want[c] = Interval(tile[c].lo, Select::make(owner, tile[c].hi, plus(tile[c].lo, -1)));
+        }
+      }
+      any = true;
     }
     std::vector<Interval> region(dims);
-    for (std::size_t c = 0; c < dims; ++c)
-      region[c] = g.stage_dim[s][c] < 0 ? Interval(zero(), zero())
-                                        : Interval(max_of(want[c].lo, domain[c].lo),
-                                                   min_of(want[c].hi, domain[c].hi));
+    for (std::size_t c = 0; c < dims; ++c) {
+      if (g.stage_dim[s][c] < 0) {
+        region[c] = Interval(zero(), zero());
+      } else if (!any) { // read by nothing in the group: nothing to compute
+        region[c] = Interval(domain[c].lo, plus(domain[c].lo, -1));
+      } else {
+        region[c] = Interval(max_of(want[c].lo, domain[c].lo), min_of(want[c].hi, domain[c].hi));
+      }
+    }
     regions[s] = bind ? bind(s, region) : region;
   }
   return regions;
@@ -171,37 +212,60 @@ std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
   return box;
 }
 
-std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>
-region_margins(const GroupGeometry& g, TileShape shape) {
+std::optional<std::int64_t> DimReach::span(std::int64_t tile_size) const {
+  if (follows_tile && fixed) return std::nullopt;
+  if (follows_tile) return tile_size + below + above;
+  if (fixed) return fixed_hi - fixed_lo + 1;
+  return 0;
+}
+
+GroupReach region_reach(const GroupGeometry& g, TileShape shape) {
   const std::size_t n = g.stages.size(), dims = g.common_dims();
-  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> margins(
-      n, std::vector<std::pair<std::int64_t, std::int64_t>>(dims, {0, 0}));
+  GroupReach reach(n, std::vector<DimReach>(dims));
   const std::vector<std::int64_t> level = levels(g);
   const auto slopes = group_slopes(g);
   for (std::size_t s = n; s-- > 0;) {
     for (std::size_t c = 0; c < dims; ++c) {
-      if (g.stage_dim[s][c] < 0) continue;
-      auto& m = margins[s][c];
-      if (shape == TileShape::PolyMage) {
-        m = {level[s] * slopes[c].first, level[s] * slopes[c].second};
+      DimReach& r = reach[s][c];
+      const auto add_fixed = [&](std::int64_t lo, std::int64_t hi) {
+        r.fixed_lo = r.fixed ? std::min(r.fixed_lo, lo) : lo;
+        r.fixed_hi = r.fixed ? std::max(r.fixed_hi, hi) : hi;
+        r.fixed = true;
+      };
+      if (g.stage_dim[s][c] < 0) {
+        add_fixed(0, 0);
         continue;
       }
+      r.follows_tile = g.full[s];
       for (std::size_t e = 0; e < g.edges.size(); ++e) {
         if (g.edges[e].first != s) continue;
+        const std::size_t t = g.edges[e].second;
         const analysis::UniformDependence& dep = g.alignment.dependences[e];
-        const auto& below = margins[g.edges[e].second][c];
-        m.first = std::max(m.first, below.first + std::max<std::int64_t>(0, -dep.lo[c]));
-        m.second = std::max(m.second, below.second + std::max<std::int64_t>(0, dep.hi[c]));
+        if (g.stage_dim[t][c] < 0) {
+          add_fixed(dep.lo[c], dep.hi[c]);
+          continue;
+        }
+        const DimReach& below = reach[t][c];
+        if (below.follows_tile) {
+          r.follows_tile = true;
+          r.below = std::max(r.below, below.below + std::max<std::int64_t>(0, -dep.lo[c]));
+          r.above = std::max(r.above, below.above + std::max<std::int64_t>(0, dep.hi[c]));
+        }
+        if (below.fixed) add_fixed(below.fixed_lo + dep.lo[c], below.fixed_hi + dep.hi[c]);
+      }
+      if (shape == TileShape::PolyMage && r.follows_tile) {
+        r.below = level[s] * slopes[c].first;
+        r.above = level[s] * slopes[c].second;
       }
     }
   }
-  return margins;
+  return reach;
 }
 
 std::vector<Interval> tile_space(const GroupGeometry& g) {
   std::vector<Interval> space(g.common_dims());
   for (std::size_t s = 0; s < g.stages.size(); ++s) {
-    if (!g.live_out[s]) continue;
+    if (!g.full[s]) continue;
     const std::vector<Interval> domain = common_domain(g, s);
     for (std::size_t c = 0; c < g.common_dims(); ++c) {
       if (g.stage_dim[s][c] < 0) continue;
@@ -215,9 +279,10 @@ std::vector<Interval> tile_space(const GroupGeometry& g) {
   return space;
 }
 
-GroupFootprint group_footprint(const Pipeline& p, const GroupSchedule& group, std::size_t index,
+GroupFootprint group_footprint(const Pipeline& p, const Schedule& schedule, std::size_t index,
                                const ParamValues& params) {
-  const GroupGeometry g = group_geometry(p, group, index);
+  const GroupSchedule& group = schedule.groups.at(index);
+  const GroupGeometry g = group_geometry(p, schedule, index);
   const std::size_t dims = g.common_dims();
   if (!group.tile_sizes.empty() && group.tile_sizes.size() != dims)
     throw Error(g.name + " has " + std::to_string(group.tile_sizes.size()) +
@@ -269,11 +334,13 @@ GroupFootprint group_footprint(const Pipeline& p, const GroupSchedule& group, st
   std::vector<std::int64_t> t(dims, 0);
   for (std::int64_t n = 0; n < out.tiles; ++n) {
     std::vector<Interval> tile;
+    FirstTile first(dims);
     for (std::size_t c = 0; c < dims; ++c) {
       const std::int64_t start = lo[c] + t[c] * size[c];
       tile.emplace_back(Expr(start), Expr(std::min(start + size[c] - 1, hi[c])));
+      if (!group.tile_sizes.empty()) first[c] = Binary::make(BinaryOp::EQ, Expr(t[c]), zero());
     }
-    tile_regions(g, group.shape, tile, bind);
+    tile_regions(g, group.shape, tile, first, bind);
     for (std::size_t c = dims; c-- > 0;) { // the next tile, last dimension fastest
       if (++t[c] < out.tile_counts[c]) break;
       t[c] = 0;

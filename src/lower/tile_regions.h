@@ -9,6 +9,11 @@
 // §2.1, fig. 4) every stage is the tile widened by the group-wide largest
 // distances once per level (the longest path to a live-out). Both are clamped
 // to the stage's domain, so a region never leaves what the stage defines.
+//
+// A stage that lacks a common dimension lies at 0 in it: its producers must
+// compute the positions it reads there whatever the tile (fixed positions),
+// and, if it is a live-out, only the first tile along that dimension computes
+// it for its own sake, so that tiles never write the same points twice.
 #pragma once
 
 #include "analysis/alignment.h"
@@ -17,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +35,9 @@ struct GroupGeometry {
   std::vector<ir::FunctionPtr> stages;
   analysis::GroupAlignment alignment;
   std::vector<bool> live_out; ///< per stage: an output or read outside the group
+  /// Per stage: kept in a full buffer (a live-out, or stored Full), so every
+  /// tile computes its own part of it (the tile space covers its domain).
+  std::vector<bool> full;
   /// Per stage, per common dimension: the stage's dimension there, or -1.
   std::vector<std::vector<int>> stage_dim;
   /// Per stage, per common dimension: the scale (point x lies at scale * x; 1 where absent).
@@ -39,15 +48,21 @@ struct GroupGeometry {
   std::size_t common_dims() const { return alignment.common_dims.size(); }
 };
 
-/// Builds the geometry of `group` (the index-th group of its schedule).
-/// Throws trapeze::Error naming the group if its stages cannot be aligned
-/// into a common space with constant dependences.
-GroupGeometry group_geometry(const Pipeline& p, const GroupSchedule& group, std::size_t index);
+/// Builds the geometry of the index-th group of `schedule`. Throws
+/// trapeze::Error naming the group if its stages cannot be aligned into a
+/// common space with constant dependences.
+GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index);
 
 /// Per stage, per common dimension: the region's bounds in the common space (a
 /// stage lacking the dimension lies at 0 in it). A stage with scale s computes
 /// its points x with s * x in the region (stage_box).
 using GroupRegions = std::vector<std::vector<Interval>>;
+
+/// Per common dimension, a bool expression true in the first tile along it, or
+/// undefined where the group has at most one tile along it (untiled). A
+/// live-out that lacks a common dimension is computed for its own sake only
+/// where it holds (see above).
+using FirstTile = std::vector<Expr>;
 
 /// Called once per stage (reverse topological order) with its computed region
 /// in every common dimension; returns what later computations should use in its
@@ -57,22 +72,45 @@ using BindRegion =
 
 /// The region of every stage for one tile: `tile` is the tile's box in the
 /// common space (already clamped to the live-outs' hull). Domains are the
-/// stages' own (int64 expressions of the parameters).
+/// stages' own (int64 expressions of the parameters). A consumer's region is
+/// snapped to its own points (multiples of its scale) before it is widened by
+/// a dependence, so sampling edges add no slack.
 GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
-                          const std::vector<Interval>& tile, const BindRegion& bind);
+                          const std::vector<Interval>& tile, const FirstTile& first,
+                          const BindRegion& bind);
+
+/// The stage's own demand condition: true where a full stage `s` computes
+/// its points for its own sake (the first tile along every common dimension it
+/// lacks); undefined if that is every tile.
+Expr owns_tile(const GroupGeometry& g, std::size_t s, const FirstTile& first);
 
 /// A region of stage `s` in the common space as a box of the stage's own
 /// dimensions: [ceil(lo / scale), floor(hi / scale)] per dimension.
 std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
                                 const std::vector<Interval>& region);
 
-/// How far a stage's region can reach beyond the tile, per stage and common
-/// dimension: (below, above) >= 0, in the common space. A stage's region
-/// spans at most tile size + below + above common positions.
-std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>
-region_margins(const GroupGeometry& g, TileShape shape);
+/// How far a stage's region can reach in one common dimension, for any tile:
+/// a part that follows the tile, within [tile.lo - below, tile.hi + above],
+/// and a part at fixed positions [fixed_lo, fixed_hi] (what consumers that
+/// lack the dimension read). A stage lacking the dimension is fixed at [0, 0].
+struct DimReach {
+  bool follows_tile = false;
+  std::int64_t below = 0, above = 0; ///< >= 0
+  bool fixed = false;
+  std::int64_t fixed_lo = 0, fixed_hi = 0;
+  /// The most common positions the region can span for tiles of `tile_size`
+  /// positions; nullopt when it has both parts (their distance depends on the
+  /// tile: only the domain bounds it).
+  std::optional<std::int64_t> span(std::int64_t tile_size) const;
+};
 
-/// The common-space box the tiles cover: the hull of the live-outs' domains
+/// Per stage (topological order) and common dimension.
+using GroupReach = std::vector<std::vector<DimReach>>;
+
+/// The reach of every stage of the group under `shape`.
+GroupReach region_reach(const GroupGeometry& g, TileShape shape);
+
+/// The common-space box the tiles cover: the hull of the full stages' domains
 /// ([0, 0] in a dimension no live-out has).
 std::vector<Interval> tile_space(const GroupGeometry& g);
 
@@ -95,9 +133,10 @@ struct GroupFootprint {
   double redundant_fraction = 0;
 };
 
-/// Walks every tile of `group` for the bound parameters `params` and sums
-/// the regions. An untiled group is one tile. Throws as group_geometry does.
-GroupFootprint group_footprint(const Pipeline& p, const GroupSchedule& group, std::size_t index,
+/// Walks every tile of the index-th group of `schedule` for the bound
+/// parameters `params` and sums the regions. An untiled group is one tile.
+/// Throws as group_geometry does.
+GroupFootprint group_footprint(const Pipeline& p, const Schedule& schedule, std::size_t index,
                                const ParamValues& params);
 
 } // namespace trapeze::lower

@@ -19,8 +19,9 @@ namespace runtime {
 using EntryFunction = int (*)(const codegen::ParamSlot* params, const void* const* inputs,
                               void* const* outputs, int num_threads,
                               const codegen::Allocator* allocator);
-/// <entry>_signature().
+/// <entry>_signature() and <entry>_error().
 using SignatureFunction = const char* (*)();
+using ErrorFunction = const char* (*)();
 } // namespace runtime
 
 /// Immutable once built, so copies of a CompiledPipeline share it and may run
@@ -35,6 +36,8 @@ struct CompiledPipeline::Impl {
   /// Keeps the shared object loaded as long as a copy of the pipeline lives.
   std::shared_ptr<const runtime::SharedLibrary> library;
   runtime::EntryFunction entry = nullptr;
+  /// Why the calling thread's last call of `entry` failed.
+  runtime::ErrorFunction error = nullptr;
   /// Intermediate buffers kept between runs (shared by concurrent runs; the
   /// pool is thread-safe, hence usable through a const Impl).
   std::shared_ptr<runtime::BufferPool> pool = std::make_shared<runtime::BufferPool>();

@@ -39,10 +39,13 @@ void invoke(const CompiledPipeline::Impl& impl, const CallArguments& args, int t
   const BufferPool::Run run(*impl.pool);
   const int status = impl.entry(args.params.data(), args.inputs.data(), args.outputs.data(),
                                 threads, impl.pool->allocator());
-  if (status != 0)
-    throw Error("running the compiled pipeline '" + impl.pipeline.name() + "' (" +
-                impl.library_path + ") failed: its entry function returned " +
-                std::to_string(status));
+  if (status != 0) {
+    const char* why = impl.error ? impl.error() : nullptr;
+    throw Error(
+        "running the compiled pipeline '" + impl.pipeline.name() + "' (" + impl.library_path +
+        ") failed: " +
+        (why && *why ? std::string(why) : "its entry function returned " + std::to_string(status)));
+  }
 }
 
 } // namespace trapeze::runtime

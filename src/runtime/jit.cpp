@@ -5,9 +5,18 @@
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
 
+#include <cstdlib>
+
 namespace trapeze {
 
 namespace {
+
+codegen::CodegenOptions codegen_options(const CompileOptions& options) {
+  codegen::CodegenOptions out;
+  const char* env = std::getenv("TRAPEZE_BOUNDS_CHECK");
+  out.bounds_check = options.bounds_check || (env && std::string(env) == "1");
+  return out;
+}
 
 const CompiledPipeline::Impl& checked(const std::shared_ptr<const CompiledPipeline::Impl>& impl) {
   if (!impl)
@@ -18,13 +27,14 @@ const CompiledPipeline::Impl& checked(const std::shared_ptr<const CompiledPipeli
 } // namespace
 
 CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
-  return CompiledPipeline(runtime::load_module(p, codegen::generate_cpp(p), options));
+  return compile(p, Schedule::naive(p), options);
 }
 
 CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
                          const CompileOptions& options) {
   schedule.validate(p);
-  return CompiledPipeline(runtime::load_module(p, codegen::generate_cpp(p, schedule), options));
+  return CompiledPipeline(runtime::load_module(
+      p, codegen::generate_cpp(p, schedule, codegen_options(options)), options));
 }
 
 void CompiledPipeline::run(const ParamValues& params, const BufferMap& inputs, BufferMap& outputs,

@@ -9,12 +9,15 @@ namespace {
 
 /// Why a loaded shared object cannot be used, or "" if it can.
 std::string check_library(const SharedLibrary& library, const codegen::CppModule& module,
-                          const std::string& expected, EntryFunction& entry) {
+                          const std::string& expected, EntryFunction& entry, ErrorFunction& error) {
   const std::string signature_symbol = module.entry_symbol + "_signature";
+  const std::string error_symbol = module.entry_symbol + "_error";
   entry = reinterpret_cast<EntryFunction>(library.symbol(module.entry_symbol));
+  error = reinterpret_cast<ErrorFunction>(library.symbol(error_symbol));
   const auto signature = reinterpret_cast<SignatureFunction>(library.symbol(signature_symbol));
-  if (!entry || !signature)
-    return "it does not define '" + module.entry_symbol + "' and '" + signature_symbol + "'";
+  if (!entry || !signature || !error)
+    return "it does not define '" + module.entry_symbol + "', '" + signature_symbol + "' and '" +
+           error_symbol + "'";
   const char* found = signature();
   if (!found || expected != found)
     return "its signature is '" + std::string(found ? found : "(null)") + "', expected '" +
@@ -44,13 +47,15 @@ load_module(const Pipeline& p, const codegen::CppModule& module, const CompileOp
       throw;
     }
     EntryFunction entry_function = nullptr;
-    problem = check_library(*library, module, expected, entry_function);
+    ErrorFunction error_function = nullptr;
+    problem = check_library(*library, module, expected, entry_function, error_function);
     if (!problem.empty()) continue; // the library is closed before the rebuild reloads the path
     auto impl = std::make_shared<CompiledPipeline::Impl>(p, module.source);
     impl->library_path = entry.library_path;
     impl->from_cache = entry.from_cache;
     impl->library = std::move(library);
     impl->entry = entry_function;
+    impl->error = error_function;
     return impl;
   }
   throw Error("the compiled " + what + " cannot be used: " + problem +

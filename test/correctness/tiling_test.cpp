@@ -327,5 +327,71 @@ TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
   }
 }
 
+// Stages lacking a dimension of their group's common space: gray (x, y)
+// reads rgb (c, x, y) at the fixed channels 0..2, out (c, x, y) reads gray
+// whatever its channel, and gray and edge (x, y) are outputs too. Tiled
+// along c with parallel tiles, every tile needs rgb's three channels, and
+// only the first tile along c may write gray and edge (no two tiles write the
+// same point). Runs bounds-checked too: a scratchpad sized for the tile alone
+// (fuzz seed 100345) stops the run.
+Pipeline gray_and_color() {
+  Param N("N"), M("M");
+  Var c("c"), x("x"), y("y");
+  Image img("img", ScalarType::Float32, {3, N + 2, M + 2});
+  Func rgb("rgb", ScalarType::Float32, {c, x, y}, {{0, 2}, {0, N + 1}, {0, M + 1}});
+  rgb.define(img(c, x, y) * 2.0f);
+  Func gray("gray", ScalarType::Float32, {x, y}, {{0, N + 1}, {0, M + 1}});
+  gray.define(rgb(0, x, y) * 0.25f + rgb(1, x, y) * 0.5f + rgb(2, x, y) * 0.125f);
+  Func out("out", ScalarType::Float32, {c, x, y}, {{0, 2}, {1, N}, {1, M}});
+  out.define(rgb(c, x, y + 1) * gray(x, y) + gray(x, y - 1));
+  Func edge("edge", ScalarType::Float32, {x, y}, {{1, N}, {1, M}});
+  edge.define(gray(x + 1, y) - gray(x - 1, y));
+  return Pipeline({out, edge, gray}, "gray_and_color");
+}
+
+TEST(MissingDimensions, MatchInterpreterForEveryShapeAndTiling) {
+  const Pipeline p = gray_and_color();
+  CompileOptions checked;
+  checked.bounds_check = true;
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    for (const auto& [sizes, inner] :
+         {std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>{{1, 5, 7}, {}},
+          {{2, 3, 4}, {1, 1, 2}},
+          {{1, 1, 1}, {}},
+          {{5, 100, 100}, {}}}) {
+      GroupSchedule g;
+      g.stages = {"rgb", "gray", "out", "edge"};
+      g.tile_sizes = sizes;
+      g.inner_tile_sizes = inner;
+      g.shape = shape;
+      g.parallel_tile_dims = 2;
+      Schedule s;
+      s.groups = {g};
+      s.storage["rgb"] = Storage::Scratchpad;
+      for (const CompileOptions& options : {CompileOptions{}, checked}) {
+        const CompiledPipeline compiled = compile(p, s, options);
+        for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{7, 12}, {1, 2}}) {
+          const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+          Buffer img(ScalarType::Float32, {3, n + 2, m + 2});
+          for (std::int64_t i = 0; i < img.size(); ++i)
+            img.set_from_double(i, static_cast<double>((i * 7) % 13) / 12.0);
+          const BufferMap inputs = {{"img", img}};
+          const BufferMap expected = interpret(p, bound, inputs);
+          const BufferMap actual = compiled.run(bound, inputs, 2);
+          for (const std::string name : {"out", "edge", "gray"}) {
+            const auto mismatch = compare_buffers(expected.at(name), actual.at(name), 0);
+            EXPECT_FALSE(mismatch.has_value())
+                << tile_shape_name(shape) << " tiles " << sizes[0] << "x" << sizes[1] << "x"
+                << sizes[2] << (options.bounds_check ? " (bounds-checked)" : "") << ", output "
+                << name << " at N=" << n << ", M=" << m << ": " << (mismatch ? mismatch->str() : "")
+                << "\n"
+                << compiled.source();
+          }
+        }
+      }
+    }
+  }
+}
+
 } // namespace
 } // namespace trapeze

@@ -12,15 +12,24 @@
 //   TRAPEZE_FUZZ_PRINT=1        print every pipeline and schedule, failing or not
 // e.g. TRAPEZE_FUZZ_SEEDS=5000 ./build/test/fuzz/fuzz_pipelines
 // A failure prints the seed, the pipeline's text form, the schedule's JSON
-// and the command that reruns just that seed.
+// and the command that reruns just that seed. Each seed runs in a child
+// process, so a crash or a hang in generated code is a failure with its
+// reproducer, not the end of the run.
 #include "fuzz/random_pipeline.h"
 #include "fuzz/random_schedule.h"
 #include "trapeze/text_form.h"
 
 #include <gtest/gtest.h>
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -30,6 +39,9 @@ namespace {
 constexpr int kChunks = 8;            // test cases the seed range is split into
 constexpr std::uint64_t kSeeds = 240; // seeds of the default suite
 constexpr double kFloatTolerance = 1e-4;
+// A seed whose child runs longer is killed and reported as hung: generation,
+// the compile at -O1 and the run take a few seconds at most.
+constexpr int kSeedTimeoutSeconds = 300;
 
 std::optional<std::uint64_t> env_number(const char* name) {
   const char* value = std::getenv(name);
@@ -54,6 +66,9 @@ CompileOptions fuzz_compile_options() {
   // Cheap compiles: the generated code's speed does not matter here, and
   // without contraction float32 rounds exactly as the interpreter does.
   options.flags = "-O1 -fopenmp -ffp-contract=off";
+  // Every access checked against its buffer: an out-of-bounds read or write
+  // is a failure with its message, even where it would not change a value.
+  options.bounds_check = true;
   return options;
 }
 
@@ -73,13 +88,32 @@ std::string reproducer(std::uint64_t seed, const RandomPipeline& rp, const Sched
   return out.str();
 }
 
-// Builds, schedules, compiles, runs and compares one seed; "" if all agree.
-std::string check_seed(std::uint64_t seed, Tally& tally) {
-  const RandomPipeline rp = random_pipeline(seed);
-  const Pipeline& p = rp.pipeline;
-  ++tally.pipelines;
-  tally.stages += static_cast<int>(p.stages().size());
+// One seed's pipeline and schedule, drawn in the parent (deterministic and
+// cheap), so that a crashing child can still be reported with both.
+struct SeedCase {
+  RandomPipeline rp;
+  ScheduleChoice choice;
+};
 
+SeedCase draw_case(std::uint64_t seed, Tally& tally) {
+  SeedCase c{random_pipeline(seed), {}};
+  c.choice = random_schedule(c.rp, seed);
+  ++tally.pipelines;
+  tally.stages += static_cast<int>(c.rp.pipeline.stages().size());
+  tally.rejected += c.choice.rejected;
+  tally.fell_back += c.choice.fell_back ? 1 : 0;
+  for (const auto& [reason, n] : c.choice.reasons)
+    tally.reasons[reason] += n;
+  tally.groups += static_cast<int>(c.choice.schedule.groups.size());
+  for (const GroupSchedule& g : c.choice.schedule.groups)
+    tally.fused += g.stages.size() > 1 ? 1 : 0;
+  return c;
+}
+
+// Round-trips, compiles (bounds-checked), runs and compares one seed; "" if all agree.
+std::string check_case(std::uint64_t seed, const SeedCase& c) {
+  const RandomPipeline& rp = c.rp;
+  const Pipeline& p = rp.pipeline;
   const std::string text = to_text(p);
   try {
     const std::string again = to_text(parse_pipeline(text, "fuzz_" + std::to_string(seed)));
@@ -89,16 +123,7 @@ std::string check_seed(std::uint64_t seed, Tally& tally) {
   } catch (const Error& e) {
     return reproducer(seed, rp, nullptr, std::string("the text form does not parse: ") + e.what());
   }
-
-  const ScheduleChoice choice = random_schedule(rp, seed);
-  tally.rejected += choice.rejected;
-  tally.fell_back += choice.fell_back ? 1 : 0;
-  for (const auto& [reason, n] : choice.reasons)
-    tally.reasons[reason] += n;
-  const Schedule& s = choice.schedule;
-  tally.groups += static_cast<int>(s.groups.size());
-  for (const GroupSchedule& g : s.groups)
-    tally.fused += g.stages.size() > 1 ? 1 : 0;
+  const Schedule& s = c.choice.schedule;
   try {
     if (Schedule::from_json(s.to_json()).to_json() != s.to_json())
       return reproducer(seed, rp, &s, "the schedule's JSON does not round-trip");
@@ -118,8 +143,74 @@ std::string check_seed(std::uint64_t seed, Tally& tally) {
     if (env_number("TRAPEZE_FUZZ_PRINT")) std::cout << reproducer(seed, rp, &s, "passes");
   } catch (const Error& e) {
     return reproducer(seed, rp, &s, std::string("threw: ") + e.what());
+  } catch (const std::exception& e) { // an internal error
+    return reproducer(seed, rp, &s, std::string("threw an internal error: ") + e.what());
   }
   return "";
+}
+
+// Runs check_case in a child process: the child writes its verdict to a
+// pipe; a child killed by a signal, or still running after the timeout, is
+// a failure reported with the parent's copy of the case. The parent runs no
+// OpenMP code (libgomp's pool does not survive fork).
+std::string check_seed_isolated(std::uint64_t seed, const SeedCase& c) {
+  std::cout.flush();
+  std::cerr.flush();
+  int fds[2];
+  if (pipe(fds) != 0) return "fuzz seed " + std::to_string(seed) + ": pipe() failed";
+  const pid_t child = fork();
+  if (child < 0) return "fuzz seed " + std::to_string(seed) + ": fork() failed";
+  if (child == 0) {
+    close(fds[0]);
+    const std::string verdict = check_case(seed, c);
+    std::size_t written = 0;
+    while (written < verdict.size()) {
+      const ssize_t n = write(fds[1], verdict.data() + written, verdict.size() - written);
+      if (n <= 0) break;
+      written += static_cast<std::size_t>(n);
+    }
+    std::cout.flush();
+    _exit(written == verdict.size() ? 0 : 3);
+  }
+  close(fds[1]);
+  std::string verdict;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kSeedTimeoutSeconds);
+  bool hung = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      hung = true;
+      kill(child, SIGKILL);
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char chunk[4096];
+    const ssize_t n = read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break; // the child closed its end: it exited
+    verdict.append(chunk, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (hung)
+    return reproducer(seed, c.rp, &c.choice.schedule,
+                      "still running after " + std::to_string(kSeedTimeoutSeconds) + " s (killed)");
+  if (WIFSIGNALED(status))
+    return reproducer(seed, c.rp, &c.choice.schedule,
+                      "the child running it died of signal " + std::to_string(WTERMSIG(status)) +
+                          " (" + strsignal(WTERMSIG(status)) + ")");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return reproducer(seed, c.rp, &c.choice.schedule,
+                      "the child running it exited with status " +
+                          std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  return verdict;
 }
 
 class FuzzPipelines : public testing::TestWithParam<int> {};
@@ -129,7 +220,7 @@ TEST_P(FuzzPipelines, MatchInterpreter) {
   Tally tally;
   int failures = 0;
   for (const std::uint64_t seed : seeds_of(GetParam())) {
-    const std::string failure = check_seed(seed, tally);
+    const std::string failure = check_seed_isolated(seed, draw_case(seed, tally));
     if (failure.empty()) continue;
     ++failures;
     ADD_FAILURE() << failure;

@@ -31,6 +31,7 @@ using testing::Not;
 using EntryFn = int (*)(const codegen::ParamSlot*, const void* const*, void* const*, int,
                         const codegen::Allocator*);
 using SignatureFn = const char* (*)();
+using ErrorFn = const char* (*)();
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -59,7 +60,8 @@ public:
     entry = reinterpret_cast<EntryFn>(dlsym(handle_, m.entry_symbol.c_str()));
     signature =
         reinterpret_cast<SignatureFn>(dlsym(handle_, (m.entry_symbol + "_signature").c_str()));
-    if (!entry || !signature) throw std::runtime_error("entry symbol missing");
+    error = reinterpret_cast<ErrorFn>(dlsym(handle_, (m.entry_symbol + "_error").c_str()));
+    if (!entry || !signature || !error) throw std::runtime_error("entry symbol missing");
   }
   // No dlclose: unloading the last user of libgomp while its idle worker
   // threads still exist crashes them.
@@ -69,6 +71,7 @@ public:
 
   EntryFn entry = nullptr;
   SignatureFn signature = nullptr;
+  ErrorFn error = nullptr;
 
 private:
   std::string dir_;
@@ -234,6 +237,39 @@ TEST(Compiled, BlurMatchesHandComputedValues) {
       EXPECT_NEAR(out[(i - 1) * C + (j - 1)], (bx(i, j - 1) + bx(i, j) + bx(i, j + 1)) / 3.0f,
                   1e-6f)
           << i << "," << j;
+}
+
+// The bounds-checked build: the same results, and an access outside a
+// buffer's allocation (here: blurx's allocation shrunk by editing the source)
+// ends the call with code 2 and a message naming the stage, the buffer, the
+// point and the allocation, instead of touching memory outside it.
+TEST(Compiled, BoundsCheckedBuildNamesTheAccessOutsideItsBuffer) {
+  const Pipeline p = blur_pipeline();
+  codegen::CodegenOptions options;
+  options.bounds_check = true;
+  codegen::CppModule m = codegen::generate_cpp(p, Schedule::naive(p), options);
+  EXPECT_THAT(m.source, HasSubstr("tz_checked(tz_status_, blurx, {int64_t(x), int64_t(y)}"));
+  const int R = 5, C = 7;
+  std::vector<float> img((R + 2) * (C + 2), 1.0f), out(R * C, -1.0f);
+  const codegen::ParamSlot params[] = {int_param(C), int_param(R)};
+  const void* inputs[] = {img.data()};
+  void* outputs[] = {out.data()};
+  {
+    Loaded lib(m);
+    ASSERT_EQ(lib.entry(params, inputs, outputs, 2, nullptr), 0);
+    EXPECT_EQ(std::string(lib.error()), "");
+    for (float v : out)
+      EXPECT_NEAR(v, 1.0f, 1e-6f);
+  }
+  const std::string extent = "const int64_t blurx_extent0 = R;";
+  ASSERT_THAT(m.source, HasSubstr(extent));
+  m.source.replace(m.source.find(extent), extent.size(), "const int64_t blurx_extent0 = R - 2;");
+  Loaded shrunk(m);
+  EXPECT_EQ(shrunk.entry(params, inputs, outputs, 2, nullptr), 2);
+  EXPECT_THAT(std::string(shrunk.error()),
+              testing::MatchesRegex("bounds check failed: stage blur[xy] (reads|writes) blurx at "
+                                    "\\([0-9]+, [0-9]+\\): index [0-9]+ of dimension 0 is outside "
+                                    "the allocation \\[1, 3\\] x \\[0, 8\\]"));
 }
 
 TEST(Compiled, HarrisIyBordersAreZero) {

@@ -22,7 +22,8 @@ using testing::HasSubstr;
 Pipeline blur_pipeline() { return testing_support::sample_blur(); }
 
 /// What generate_cpp would return for the blur pipeline, written by hand;
-/// `signature` is what <entry>_signature() returns and `status` what the entry returns.
+/// `signature` is what <entry>_signature() returns and `status` what the entry
+/// returns (<entry>_error() says why when it is not 0).
 codegen::CppModule hand_written_blur(const Pipeline& p, const std::string& signature,
                                      int status = 0) {
   codegen::CppModule m;
@@ -33,6 +34,8 @@ typedef union { std::int64_t i; double f; } trapeze_param;
 struct trapeze_allocator;
 extern "C" const char* trapeze_blur_signature(void) { return ")" +
              signature + R"("; }
+extern "C" const char* trapeze_blur_error(void) { return ")" +
+             std::string(status ? "the hand-written blur failed" : "") + R"("; }
 extern "C" int trapeze_blur(const trapeze_param* params, const void* const* inputs,
                             void* const* outputs, int num_threads,
                             const trapeze_allocator* allocator) {
@@ -162,7 +165,7 @@ TEST(ModuleLoader, NonzeroReturnIsAnError) {
     FAIL() << "expected trapeze::Error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("running the compiled pipeline 'blur'"));
-    EXPECT_THAT(e.what(), HasSubstr("returned 3"));
+    EXPECT_THAT(e.what(), HasSubstr("failed: the hand-written blur failed"));
   }
 }
 

@@ -39,18 +39,26 @@ GroupSchedule chain_group(TileShape shape, std::vector<std::int64_t> sizes) {
   return g;
 }
 
+// A schedule of the one group `g`.
+Schedule one_group(GroupSchedule g) {
+  Schedule s;
+  s.groups = {std::move(g)};
+  return s;
+}
+
 // The regions of every stage for the tile [lo, hi] of the chain.
 std::vector<std::pair<std::int64_t, std::int64_t>> chain_regions(TileShape shape, std::int64_t lo,
                                                                  std::int64_t hi) {
   const Pipeline p = three_stage_chain();
-  const lower::GroupGeometry g = lower::group_geometry(p, chain_group(shape, {10}), 0);
+  const lower::GroupGeometry g = lower::group_geometry(p, one_group(chain_group(shape, {10})), 0);
   const ParamValues params = {{"N", std::int64_t{100}}};
   std::vector<std::pair<std::int64_t, std::int64_t>> out(3);
-  lower::tile_regions(
-      g, shape, {Interval(Expr(lo), Expr(hi))}, [&](std::size_t s, const std::vector<Interval>& r) {
-        out[s] = {evaluate_int(r[0].lo, params), evaluate_int(r[0].hi, params)};
-        return std::vector<Interval>{Interval(Expr(out[s].first), Expr(out[s].second))};
-      });
+  lower::tile_regions(g, shape, {Interval(Expr(lo), Expr(hi))}, lower::FirstTile(1),
+                      [&](std::size_t s, const std::vector<Interval>& r) {
+                        out[s] = {evaluate_int(r[0].lo, params), evaluate_int(r[0].hi, params)};
+                        return std::vector<Interval>{
+                            Interval(Expr(out[s].first), Expr(out[s].second))};
+                      });
   return out;
 }
 
@@ -87,22 +95,29 @@ TEST(TileRegions, ScaleneIsNeverWiderThanPolyMage) {
 
 TEST(TileRegions, MarginsBoundTheRegions) {
   const Pipeline p = three_stage_chain();
-  const lower::GroupGeometry g = lower::group_geometry(p, chain_group(TileShape::Scalene, {10}), 0);
-  const auto scalene = lower::region_margins(g, TileShape::Scalene);
-  const auto polymage = lower::region_margins(g, TileShape::PolyMage);
-  EXPECT_EQ(scalene[0][0], std::make_pair(std::int64_t{3}, std::int64_t{3}));
-  EXPECT_EQ(scalene[1][0], std::make_pair(std::int64_t{2}, std::int64_t{2}));
-  EXPECT_EQ(polymage[0][0], std::make_pair(std::int64_t{4}, std::int64_t{4}));
-  EXPECT_EQ(polymage[2][0], std::make_pair(std::int64_t{0}, std::int64_t{0}));
+  const lower::GroupGeometry g =
+      lower::group_geometry(p, one_group(chain_group(TileShape::Scalene, {10})), 0);
+  const auto scalene = lower::region_reach(g, TileShape::Scalene);
+  const auto polymage = lower::region_reach(g, TileShape::PolyMage);
+  const auto margins = [](const lower::DimReach& r) {
+    EXPECT_TRUE(r.follows_tile);
+    EXPECT_FALSE(r.fixed);
+    return std::make_pair(r.below, r.above);
+  };
+  EXPECT_EQ(margins(scalene[0][0]), std::make_pair(std::int64_t{3}, std::int64_t{3}));
+  EXPECT_EQ(margins(scalene[1][0]), std::make_pair(std::int64_t{2}, std::int64_t{2}));
+  EXPECT_EQ(margins(polymage[0][0]), std::make_pair(std::int64_t{4}, std::int64_t{4}));
+  EXPECT_EQ(margins(polymage[2][0]), std::make_pair(std::int64_t{0}, std::int64_t{0}));
+  EXPECT_EQ(scalene[0][0].span(10), 16);
 }
 
 TEST(GroupFootprint, ScratchpadsAndRedundancyOfBothShapes) {
   const Pipeline p = three_stage_chain();
   const ParamValues params = {{"N", std::int64_t{100}}};
   const lower::GroupFootprint s =
-      lower::group_footprint(p, chain_group(TileShape::Scalene, {10}), 0, params);
+      lower::group_footprint(p, one_group(chain_group(TileShape::Scalene, {10})), 0, params);
   const lower::GroupFootprint m =
-      lower::group_footprint(p, chain_group(TileShape::PolyMage, {10}), 0, params);
+      lower::group_footprint(p, one_group(chain_group(TileShape::PolyMage, {10})), 0, params);
   EXPECT_EQ(s.tiles, 10);
   EXPECT_EQ(s.tile_counts, std::vector<std::int64_t>{10});
   ASSERT_EQ(s.stages.size(), 3u);
@@ -122,8 +137,8 @@ TEST(GroupFootprint, ScratchpadsAndRedundancyOfBothShapes) {
 
 TEST(GroupFootprint, UntiledGroupIsOneTileWithoutRedundancy) {
   const Pipeline p = three_stage_chain();
-  const lower::GroupFootprint f =
-      lower::group_footprint(p, chain_group(TileShape::Scalene, {}), 0, {{"N", std::int64_t{100}}});
+  const lower::GroupFootprint f = lower::group_footprint(
+      p, one_group(chain_group(TileShape::Scalene, {})), 0, {{"N", std::int64_t{100}}});
   EXPECT_EQ(f.tiles, 1);
   EXPECT_LE(f.computed_points, f.domain_points);
 }
@@ -132,10 +147,10 @@ TEST(GroupFootprint, ScaleneScratchpadsOfUnsharpAreTighter) {
   const apps::App& app = apps::find_app("unsharp");
   const Pipeline p = app.build();
   const ParamValues params = p.bind(app.small_size);
-  GroupSchedule g = apps::make_manual_schedule_unsharp(p).groups[0];
-  g.tile_sizes = {1, 8, 16};
+  Schedule g = apps::make_manual_schedule_unsharp(p);
+  g.groups[0].tile_sizes = {1, 8, 16};
   const lower::GroupFootprint s = lower::group_footprint(p, g, 0, params);
-  g.shape = TileShape::PolyMage;
+  g.groups[0].shape = TileShape::PolyMage;
   const lower::GroupFootprint m = lower::group_footprint(p, g, 0, params);
   ASSERT_EQ(s.stages[0].stage, "blurx");
   EXPECT_LT(s.computed_points, m.computed_points);
@@ -296,21 +311,30 @@ TEST(LowerScheduleErrors, GroupThatCannotBeAligned) {
 }
 
 TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
-  // blur tiled [32, 256] over (x, y): one band per row x; blury reads blurx
-  // at y - 1 .. y + 1, so blurx is shifted by its upper margin 1 along y
-  // (its band starts at y_inner_lo + 1); the regions are the scalene ones.
+  // blur tiled [32, 256] over (x, y): one band per row x, whole along y
+  // (no y_inner loop); the regions are the scalene ones.
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
   s.groups[0].shape = TileShape::Rectangle;
   const std::string text = lower::to_string(lower::lower_schedule(p, s));
-  EXPECT_THAT(text, HasSubstr("rectangle shape: the stages' point loops fused in bands [1, 256]"));
+  EXPECT_THAT(text,
+              HasSubstr("rectangle shape: the stages' point loops fused in bands [1, whole]"));
   EXPECT_THAT(text, HasSubstr("serial for x_inner in [0, x_tile_hi - x_tile_lo]"));
-  EXPECT_THAT(text, HasSubstr("max(blurx_y_lo, y_inner_lo + 1)"));
+  EXPECT_THAT(text, testing::Not(HasSubstr("y_inner")));
+  // The chain A -> B -> C, 1-D: C reads B at x - 2 .. x + 2, so B's band is
+  // shifted by its upper margin 2 (and A's by 3).
+  const Pipeline chain = three_stage_chain();
+  Schedule bands = Schedule::naive(chain);
+  bands.groups = {chain_group(TileShape::Rectangle, {10})};
+  bands.groups[0].inner_tile_sizes = {1};
+  const std::string chain_text = lower::to_string(lower::lower_schedule(chain, bands));
+  EXPECT_THAT(chain_text, HasSubstr("min(B_x_hi, x_inner_lo + 2)"));
+  EXPECT_THAT(chain_text, HasSubstr("min(A_x_hi, x_inner_lo + 3)"));
   Schedule scalene = s;
   scalene.groups[0].shape = TileShape::Scalene;
   const ParamValues params = p.bind({});
-  const lower::GroupFootprint a = lower::group_footprint(p, s.groups[0], 0, params);
-  const lower::GroupFootprint b = lower::group_footprint(p, scalene.groups[0], 0, params);
+  const lower::GroupFootprint a = lower::group_footprint(p, s, 0, params);
+  const lower::GroupFootprint b = lower::group_footprint(p, scalene, 0, params);
   EXPECT_EQ(a.computed_points, b.computed_points);
   ASSERT_EQ(a.stages.size(), b.stages.size());
   for (std::size_t i = 0; i < a.stages.size(); ++i)
