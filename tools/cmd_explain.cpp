@@ -1,5 +1,5 @@
-// `trapeze explain APP|FILE [--json] [--ir] [--schedule FILE | --scheduler S]`: what trapeze
-// knows about a pipeline, and how a schedule runs it.
+// `trapeze explain APP|FILE [--json] [--ir] [--lowered [--after PASS]] [--schedule FILE |
+// --scheduler S]`: what trapeze knows about a pipeline, and how a schedule runs it.
 #include "commands.h"
 #include "pipeline_source.h"
 #include "schedule_choice.h"
@@ -7,6 +7,7 @@
 #include "trapeze/text_form.h"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <optional>
 
@@ -17,7 +18,8 @@ void add_explain_command(CLI::App& root, int& exit_code) {
       "explain", "Print the analysis of a pipeline: stages, domains, accesses, dependences");
   struct Options {
     std::string target;
-    bool json = false, ir = false;
+    bool json = false, ir = false, lowered = false;
+    std::string after;
     std::vector<std::string> params;
     ScheduleChoice schedule;
   };
@@ -26,11 +28,23 @@ void add_explain_command(CLI::App& root, int& exit_code) {
       ->required();
   cmd->add_flag("--json", o->json, "Print the report as one JSON document");
   cmd->add_flag("--ir", o->ir, "Print the pipeline's text form instead (it parses back)");
+  CLI::Option* lowered =
+      cmd->add_flag("--lowered", o->lowered,
+                    "Print the loop IR lowering makes under the schedule (default: naive)");
+  cmd->add_option("--after", o->after,
+                  "With --lowered: the loop IR after this pass (" +
+                      fmt::format("{}", fmt::join(lowering_passes(), ", ")) + ")")
+      ->needs(lowered)
+      ->check(CLI::IsMember(lowering_passes()));
   cmd->add_option("--param", o->params, "Parameter value NAME=VALUE (repeatable)");
   add_schedule_options(*cmd, o->schedule);
   cmd->callback([o, &exit_code] {
     const PipelineSource source = resolve_pipeline(o->target);
-    if (o->ir) {
+    if (o->lowered) {
+      const Schedule schedule = o->schedule.given() ? choose_schedule(source, o->schedule).schedule
+                                                    : Schedule::naive(source.pipeline);
+      fmt::print("{}", explain_lowered(source.pipeline, schedule, o->after));
+    } else if (o->ir) {
       fmt::print("{}", to_text(source.pipeline));
     } else {
       const Pipeline& p = source.pipeline;

@@ -5,6 +5,7 @@
 #include "trapeze/schedule.h"
 
 #include <string>
+#include <vector>
 
 namespace trapeze {
 
@@ -26,5 +27,14 @@ std::string explain_footprints_text(const Pipeline& p, const Schedule& schedule,
 /// The same as JSON: an array with one object per group (docs/explain.md).
 std::string explain_footprints_json(const Pipeline& p, const Schedule& schedule,
                                     const ParamValues& bound);
+
+/// The names of lowering's passes, in the order they run.
+std::vector<std::string> lowering_passes();
+
+/// The loop IR of `p` under `schedule` after the lowering pass `after` (one
+/// of lowering_passes(); empty: after the last). Throws trapeze::Error for an
+/// invalid schedule or an unknown pass, naming the passes there are.
+std::string explain_lowered(const Pipeline& p, const Schedule& schedule,
+                            const std::string& after = {});
 
 } // namespace trapeze

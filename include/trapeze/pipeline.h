@@ -1,8 +1,6 @@
 // A pipeline: the DAG of stages reachable from its outputs.
 #pragma once
 
-#include "trapeze/buffer.h"
-#include "trapeze/dsl.h"
 #include "trapeze/function.h"
 
 #include <cstdint>
@@ -12,6 +10,8 @@
 #include <vector>
 
 namespace trapeze {
+
+class Func; // dsl.h: a Pipeline is built from the DSL's stages
 
 /// A run-time value of one parameter.
 struct ParamValue {

@@ -5,6 +5,15 @@
 // i.e. an affine form with rational coefficients a_i/d, b_j/d, c/d rounded
 // down (integer `/` is floor division, see expr.h). Forms are kept reduced:
 // gcd(a, b, c, d) = 1, and d = 1 whenever the division is exact.
+//
+// One of three tools on small affine forms, each for its own question: this
+// one describes *accesses* exactly (rational coefficients of stage variables,
+// so dependences and alignment can be read off them); interval_bounds.h
+// bounds the *values* an expression takes over concrete boxes (the argument
+// checks before a run); lower/bounds_simplify.h orders and simplifies
+// *symbolic bounds* (integer forms of parameters and lets, with min and max)
+// for lowering. They share no representation because each keeps exactly what
+// its question needs.
 #pragma once
 
 #include "trapeze/expr.h"

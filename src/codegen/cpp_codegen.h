@@ -1,8 +1,7 @@
 // C++ code generation: loop IR to readable C++ with OpenMP.
 #pragma once
 
-#include "trapeze/pipeline.h"
-#include "trapeze/schedule.h"
+#include "lower/lower.h"
 
 #include <string>
 
@@ -24,13 +23,11 @@ struct CodegenOptions {
   bool bounds_check = false;
 };
 
-/// Lowers `p` with the default (naive) schedule and prints it as C++: every
-/// stage a loop nest over its full domain into a full buffer, the outermost
-/// loop parallel (OpenMP), the innermost loop over the contiguous dimension
-/// free of anything that stops the compiler vectorizing it.
-CppModule generate_cpp(const Pipeline& p);
-/// Lowers `p` with `schedule` (already validated) and prints it as C++.
-CppModule generate_cpp(const Pipeline& p, const Schedule& schedule,
-                       const CodegenOptions& options = {});
+/// Prints a lowered pipeline as C++: the loops as the module has them, the
+/// outermost parallel loop as an OpenMP loop (stack buffers with
+/// loop-invariant extents allocated once per thread around it), the
+/// innermost vectorized loops as `omp simd`, every buffer a `__restrict`
+/// pointer.
+CppModule print_cpp(const lower::Module& module, const CodegenOptions& options = {});
 
 } // namespace trapeze::codegen

@@ -1,5 +1,6 @@
 // The DSL front end: thin, checked wrappers that build IR nodes.
 #include "trapeze/dsl.h"
+#include "trapeze/pipeline.h"
 
 namespace trapeze {
 
@@ -134,5 +135,16 @@ Expr floor(Expr a) { return Unary::make(UnaryOp::Floor, std::move(a)); }
 Expr ceil(Expr a) { return Unary::make(UnaryOp::Ceil, std::move(a)); }
 Expr sin(Expr a) { return Unary::make(UnaryOp::Sin, std::move(a)); }
 Expr cos(Expr a) { return Unary::make(UnaryOp::Cos, std::move(a)); }
+
+// The DSL's way into a Pipeline (the IR layer knows only FunctionPtr).
+Pipeline::Pipeline(const std::vector<Func>& outputs, std::string name)
+    : Pipeline(
+          [&] {
+            std::vector<ir::FunctionPtr> fs;
+            for (const Func& f : outputs)
+              fs.push_back(f.contents());
+            return fs;
+          }(),
+          std::move(name)) {}
 
 } // namespace trapeze

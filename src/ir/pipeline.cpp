@@ -34,16 +34,6 @@ std::vector<const Access*> accesses_of(const Function& f) {
 
 } // namespace
 
-Pipeline::Pipeline(const std::vector<Func>& outputs, std::string name)
-    : Pipeline(
-          [&] {
-            std::vector<FunctionPtr> fs;
-            for (const Func& f : outputs)
-              fs.push_back(f.contents());
-            return fs;
-          }(),
-          std::move(name)) {}
-
 Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
     : name_(std::move(name)), outputs_(outputs) {
   if (outputs_.empty()) throw Error("pipeline '" + name_ + "' has no outputs");

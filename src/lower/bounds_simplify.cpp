@@ -4,6 +4,7 @@
 #include "trapeze/ir_visitor.h"
 
 #include <cstdlib>
+#include <set>
 
 namespace trapeze::lower {
 
@@ -105,9 +106,17 @@ Expr affine_expr(const AffineForm& f) {
 
 BoundsProver BoundsProver::for_pipeline(const Pipeline& p) {
   std::vector<AffineForm> facts;
+  // Many stages share their domains: every fact once (prove_le tries each).
+  std::set<std::string> seen;
   const auto add = [&](const Interval& range) {
     const auto lo = affine_form(range.lo), hi = affine_form(range.hi);
-    if (lo && hi) facts.push_back(*hi - *lo);
+    if (!lo || !hi) return;
+    const AffineForm fact = *hi - *lo;
+    if (fact.is_constant()) return; // says nothing about the parameters
+    std::string key = std::to_string(fact.constant);
+    for (const auto& [name, term] : fact.terms)
+      key += ";" + name + "*" + std::to_string(term.first);
+    if (seen.insert(key).second) facts.push_back(fact);
   };
   for (const auto& f : p.stages())
     for (const Interval& range : f->domain())

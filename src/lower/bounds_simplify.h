@@ -1,5 +1,8 @@
 // Proving and simplifying loop bounds: integer expressions of parameters,
-// loop variables, constants, min and max.
+// loop variables, constants, min and max. Symbolic (for every parameter value
+// the pipeline allows) where analysis/interval_bounds.h is concrete, and over
+// integer coefficients and opaque atoms (lets, min, max) where
+// analysis/affine.h describes accesses with rational ones (see there).
 #pragma once
 
 #include "trapeze/pipeline.h"

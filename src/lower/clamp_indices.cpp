@@ -1,7 +1,7 @@
-// Clamping data-dependent indices: a statement mutator over every expression.
-#include "lower/clamp_indices.h"
-
-#include "lower/bounds_simplify.h"
+// Clamping data-dependent indices: a statement mutator over every expression
+// (passes.h). Affine indices are left alone: check_arguments proves them in
+// bounds.
+#include "lower/passes.h"
 #include "trapeze/ir_visitor.h"
 
 namespace trapeze::lower {
@@ -52,9 +52,8 @@ private:
 
 } // namespace
 
-Stmt clamp_data_dependent_indices(const Stmt& s, const Pipeline& p) {
-  const BoundsProver prover = BoundsProver::for_pipeline(p);
-  StmtClamper clamper(prover);
+Stmt clamp_indices(const Stmt& s, const LoweringState& state) {
+  StmtClamper clamper(state.prover);
   return clamper.mutate(s);
 }
 

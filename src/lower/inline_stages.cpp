@@ -1,6 +1,8 @@
 // Inlining stages into their readers, resolving cases by their boxes.
 #include "lower/inline_stages.h"
 
+#include "lower/passes.h"
+
 #include "analysis/affine.h"
 #include "analysis/case_region.h"
 #include "trapeze/dsl.h"
@@ -208,6 +210,37 @@ Expr StageInliner::inline_reads(const Expr& e, const EvaluationContext& context)
     return read_of(it->second, access.args, where);
   };
   return ReadInliner(read).mutate(e);
+}
+
+// The pass: each expression of a Produce rewritten in the context where it is
+// evaluated (a case's value: its box; the rest: the stage's domain; the
+// updates of a reduction: anywhere).
+void inline_stages(GroupState& g, LoweringState& state) {
+  const StageInliner& inliner = state.inliner;
+  for (TileNest& n : g.nests) {
+    const auto* p = n.nest.as<Produce>();
+    TRAPEZE_ASSERT(p, "inline_stages runs on Produces");
+    const Function& f = *p->stage;
+    const EvaluationContext domain{f.vars(), f.domain()};
+    std::vector<ProduceCase> cases;
+    for (const ProduceCase& c : p->cases)
+      cases.push_back({c.box,
+                       c.residual.defined() ? inliner.inline_reads(c.residual, domain) : c.residual,
+                       inliner.inline_reads(c.value, {f.vars(), c.box})});
+    const Expr otherwise =
+        p->otherwise.defined() ? inliner.inline_reads(p->otherwise, domain) : p->otherwise;
+    std::optional<Reduction> reduction = p->reduction;
+    if (reduction) {
+      reduction->init = inliner.inline_reads(reduction->init, domain);
+      for (ReductionUpdate& u : reduction->updates) {
+        for (Expr& t : u.target)
+          t = inliner.inline_reads(t, {});
+        u.value = inliner.inline_reads(u.value, {});
+      }
+    }
+    n.nest = Produce::make(p->stage, p->buffer, p->box, std::move(cases), otherwise,
+                           std::move(reduction), p->loops);
+  }
 }
 
 } // namespace trapeze::lower

@@ -1,5 +1,5 @@
-// Fusing the loop nests of stages inside a tile (paper 001 §5.3).
-#include "lower/intra_tile_fusion.h"
+// Fusing the loop nests of stages inside a tile (paper 001 §5.3; passes.h).
+#include "lower/passes.h"
 
 #include "trapeze/ir_visitor.h"
 
@@ -116,10 +116,18 @@ std::optional<Stmt> fuse(const Stmt& a, const Stmt& b, const BoundsProver& prove
   return std::nullopt;
 }
 
-} // namespace
-
+// The tile's statements, in order, with nests fused where (paper 001 §5.3)
+// (i) the stages read a common producer (a stage or an input), (ii) their
+// nests have the same structure: loops of equal bounds, kinds and depth at
+// every level, the same case pieces, and a store at the bottom, and (iii) the
+// later stage needs (reads, directly or through other nests) none of the
+// stages fused so far; the nests between them that it needs move ahead of the
+// fused set, unless they need the set themselves. The fused nest runs at the
+// place of its first stage and stores every stage at each point, in order.
+// Nests with lets (reductions) are not fused. `fused` receives the names of
+// each fused set of stages.
 std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests, const BoundsProver& prover,
-                                  std::vector<std::vector<std::string>>* fused) {
+                                  std::vector<std::vector<std::string>>& fused) {
   const std::size_t n = nests.size();
   std::vector<std::set<std::string>> reads;
   for (const TileNest& nest : nests)
@@ -201,9 +209,18 @@ std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests, const Boun
                                             "producers, equal loop bounds)",
                                             fmt::join(names, ", "))));
     out.push_back(fused_nest[i]);
-    if (fused) fused->push_back(std::move(names));
+    fused.push_back(std::move(names));
   }
   return out;
+}
+
+} // namespace
+
+void intra_tile_fusion(GroupState& g, LoweringState& state) {
+  if (!g.plan.fused || !g.plan.schedule.intra_tile_fusion) return;
+  g.fused = fuse_intra_tile(g.nests, state.prover, g.fused_sets);
+  for (const std::vector<std::string>& set : g.fused_sets)
+    g.comment += fmt::format("; loops fused: {}", fmt::join(set, ", "));
 }
 
 } // namespace trapeze::lower

@@ -1,6 +1,8 @@
 // Validating factories, visitor, mutator and printer of the loop IR.
 #include "lower/loop_ir.h"
 
+#include "analysis/case_region.h"
+#include "trapeze/dsl.h"
 #include "trapeze/ir_visitor.h"
 
 #include <cctype>
@@ -113,6 +115,36 @@ Stmt Comment::make(std::string text) {
   return Stmt(std::make_shared<const Comment>(std::move(text)));
 }
 
+Stmt Produce::make(ir::FunctionPtr stage, std::string buffer, std::vector<Interval> box,
+                   std::vector<ProduceCase> cases, Expr otherwise,
+                   std::optional<ir::Reduction> reduction, ProduceLoops loops) {
+  TRAPEZE_ASSERT(stage && !buffer.empty(), "a Produce without a stage or a buffer");
+  TRAPEZE_ASSERT(box.empty() || static_cast<int>(box.size()) == stage->dimensions(),
+                 "a Produce box of the wrong rank for " + stage->describe());
+  TRAPEZE_ASSERT(reduction.has_value() == (!otherwise.defined() && cases.empty()),
+                 "a Produce is either a reduction or has a value: " + stage->describe());
+  for (const ProduceCase& c : cases)
+    TRAPEZE_ASSERT(static_cast<int>(c.box.size()) == stage->dimensions() && c.value.defined(),
+                   "a malformed case of " + stage->describe());
+  return Stmt(std::make_shared<const Produce>(std::move(stage), std::move(buffer), std::move(box),
+                                              std::move(cases), std::move(otherwise),
+                                              std::move(reduction), loops));
+}
+
+Stmt Produce::of_definition(const ir::FunctionPtr& stage, std::string buffer,
+                            std::vector<Interval> box, ProduceLoops loops) {
+  const Definition& def = stage->definition();
+  if (def.is_reduction())
+    return make(stage, std::move(buffer), std::move(box), {}, Expr(), def.reduction, loops);
+  std::vector<ProduceCase> cases;
+  const std::vector<analysis::CaseRegion> regions = analysis::case_regions(*stage);
+  for (std::size_t i = 0; i < def.cases.size(); ++i)
+    cases.push_back({regions[i].box, regions[i].residual, def.cases[i].value});
+  const Expr otherwise = def.otherwise.defined() ? def.otherwise : constant(stage->type(), 0);
+  return make(stage, std::move(buffer), std::move(box), std::move(cases), otherwise, std::nullopt,
+              loops);
+}
+
 Expr let_ref(const std::string& name, ScalarType type) {
   return type == ScalarType::Int32 ? VarRef::make(name) : ParamRef::make(name, type);
 }
@@ -160,6 +192,33 @@ void StmtVisitor::visit_node(const LetStmt* n, const Stmt&) {
   visit(n->body);
 }
 void StmtVisitor::visit_node(const Comment*, const Stmt&) {}
+void StmtVisitor::visit_node(const Produce* n, const Stmt&) {
+  for (const Interval& range : n->box) {
+    visit_expr(range.lo);
+    visit_expr(range.hi);
+  }
+  for (const ProduceCase& c : n->cases) {
+    for (const Interval& range : c.box) {
+      visit_expr(range.lo);
+      visit_expr(range.hi);
+    }
+    if (c.residual.defined()) visit_expr(c.residual);
+    visit_expr(c.value);
+  }
+  if (n->otherwise.defined()) visit_expr(n->otherwise);
+  if (n->reduction) {
+    for (const Interval& range : n->reduction->rdom) {
+      visit_expr(range.lo);
+      visit_expr(range.hi);
+    }
+    visit_expr(n->reduction->init);
+    for (const ReductionUpdate& u : n->reduction->updates) {
+      for (const Expr& t : u.target)
+        visit_expr(t);
+      visit_expr(u.value);
+    }
+  }
+}
 
 // ---------------------------------------------------------------- mutator
 
@@ -232,6 +291,39 @@ Stmt StmtMutator::mutate_node(const LetStmt* n, const Stmt& self) {
   return LetStmt::make(n->name, value, body);
 }
 Stmt StmtMutator::mutate_node(const Comment*, const Stmt& self) { return self; }
+Stmt StmtMutator::mutate_node(const Produce* n, const Stmt& self) {
+  bool changed = false;
+  const auto fn = [&](const Expr& e) {
+    if (!e.defined()) return e;
+    Expr m = mutate_expr(e);
+    changed = changed || !m.same_as(e);
+    return m;
+  };
+  const auto box_of = [&](const std::vector<Interval>& box) {
+    std::vector<Interval> out;
+    for (const Interval& range : box)
+      out.emplace_back(fn(range.lo), fn(range.hi));
+    return out;
+  };
+  std::vector<Interval> box = box_of(n->box);
+  std::vector<ProduceCase> cases;
+  for (const ProduceCase& c : n->cases)
+    cases.push_back({box_of(c.box), fn(c.residual), fn(c.value)});
+  const Expr otherwise = fn(n->otherwise);
+  std::optional<Reduction> reduction = n->reduction;
+  if (reduction) {
+    reduction->rdom = box_of(reduction->rdom);
+    reduction->init = fn(reduction->init);
+    for (ReductionUpdate& u : reduction->updates) {
+      for (Expr& t : u.target)
+        t = fn(t);
+      u.value = fn(u.value);
+    }
+  }
+  if (!changed) return self;
+  return Produce::make(n->stage, n->buffer, std::move(box), std::move(cases), otherwise,
+                       std::move(reduction), n->loops);
+}
 
 // ---------------------------------------------------------------- printer
 
@@ -258,6 +350,13 @@ std::string expr_text(const Expr& e) {
     out += s[i++];
   }
   return out;
+}
+
+std::string box_text(const std::vector<Interval>& box) {
+  std::string s;
+  for (std::size_t d = 0; d < box.size(); ++d)
+    s += (d ? " x [" : "[") + expr_text(box[d].lo) + ", " + expr_text(box[d].hi) + "]";
+  return s;
 }
 
 namespace {
@@ -313,6 +412,33 @@ protected:
     visit(n->body);
   }
   void visit_node(const Comment* n, const Stmt&) override { line("// " + n->text); }
+  void visit_node(const Produce* n, const Stmt&) override {
+    std::string head = "produce " + n->stage->name();
+    if (n->buffer != n->stage->name()) head += " into " + n->buffer;
+    head += n->box.empty() ? " (region not yet bounded)" : " over " + box_text(n->box);
+    if (n->loops.parallel) head += " parallel";
+    if (n->loops.vectorize) head += " vectorized";
+    line(head + ":");
+    ++depth_;
+    for (const ProduceCase& c : n->cases)
+      line("case " + box_text(c.box) +
+           (c.residual.defined() ? " if " + expr_text(c.residual) : std::string()) + ": " +
+           expr_text(c.value));
+    if (n->reduction) {
+      std::string rdom;
+      for (std::size_t k = 0; k < n->reduction->rvars.size(); ++k)
+        rdom += (k ? ", " : "") + n->reduction->rvars[k] + " in [" +
+                expr_text(n->reduction->rdom[k].lo) + ", " + expr_text(n->reduction->rdom[k].hi) +
+                "]";
+      line("init: " + expr_text(n->reduction->init));
+      for (const ReductionUpdate& u : n->reduction->updates)
+        line("update over " + rdom + ": (" + list(u.target) + ") " + reduce_op_name(u.op) + " " +
+             expr_text(u.value));
+    } else {
+      line((n->cases.empty() ? "value: " : "default: ") + expr_text(n->otherwise));
+    }
+    --depth_;
+  }
 
 private:
   int depth_ = 0;

@@ -16,12 +16,17 @@
 //  * Allocate makes a buffer live for its body. Its origin and extents are
 //    evaluated once where the Allocate is, so a buffer inside a tile loop
 //    may have a tile-dependent origin.
+//  * A Produce is a stage still to be turned into loops: the early passes of
+//    lowering place and bound it, later ones rewrite its definition, and
+//    stage_loops replaces it by loop nests. None is left after stage_loops.
 #pragma once
 
 #include "trapeze/expr.h"
+#include "trapeze/function.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +58,8 @@ private:
   X(Allocate)                                                                                      \
   X(Store)                                                                                         \
   X(LetStmt)                                                                                       \
-  X(Comment)
+  X(Comment)                                                                                       \
+  X(Produce)
 
 enum class StmtKind : std::uint8_t {
 #define TRAPEZE_STMT_ENUM_ENTRY(name) name,
@@ -173,6 +179,46 @@ struct Comment final : StmtNode {
   const std::string text;
 };
 
+/// One case of a Produce: the points of `box` (inclusive, within the stage's
+/// domain) where `residual` holds (undefined: all of them) take `value`.
+struct ProduceCase {
+  std::vector<Interval> box;
+  Expr residual;
+  Expr value;
+};
+
+/// How a Produce's loops run.
+struct ProduceLoops {
+  bool parallel = false;  ///< the outermost loop with more than one iteration is parallel
+  bool vectorize = false; ///< the innermost loop is marked for vectorization
+};
+
+/// Computes `stage` at the points of `box` (one inclusive interval per stage
+/// dimension; empty until the group's regions are known) into `buffer`. A
+/// point takes the value of the first case that holds there, else
+/// `otherwise`. A reduction's points start at its init (over the box) and its
+/// updates run over the whole reduction domain.
+struct Produce final : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Produce;
+  static Stmt make(ir::FunctionPtr stage, std::string buffer, std::vector<Interval> box,
+                   std::vector<ProduceCase> cases, Expr otherwise,
+                   std::optional<ir::Reduction> reduction, ProduceLoops loops);
+  /// The stage's own definition (cases split into boxes and residuals).
+  static Stmt of_definition(const ir::FunctionPtr& stage, std::string buffer,
+                            std::vector<Interval> box, ProduceLoops loops);
+  Produce(ir::FunctionPtr f, std::string b, std::vector<Interval> bx, std::vector<ProduceCase> c,
+          Expr o, std::optional<ir::Reduction> r, ProduceLoops l)
+      : StmtNode(node_kind), stage(std::move(f)), buffer(std::move(b)), box(std::move(bx)),
+        cases(std::move(c)), otherwise(std::move(o)), reduction(std::move(r)), loops(l) {}
+  const ir::FunctionPtr stage;
+  const std::string buffer;
+  const std::vector<Interval> box;
+  const std::vector<ProduceCase> cases;
+  const Expr otherwise;
+  const std::optional<ir::Reduction> reduction;
+  const ProduceLoops loops;
+};
+
 /// The expression that reads a LetStmt's variable of this type.
 Expr let_ref(const std::string& name, ScalarType type);
 
@@ -207,6 +253,9 @@ protected:
 /// The text form of an expression (ir::to_string) with int64 literals shown
 /// as plain numbers: bounds are int64 throughout, so the type adds only noise.
 std::string expr_text(const Expr& e);
+
+/// "[lo, hi] x [lo, hi]" with expr_text bounds.
+std::string box_text(const std::vector<Interval>& box);
 
 /// The statement as indented text (for --print-after and tests).
 std::string to_string(const Stmt& s);

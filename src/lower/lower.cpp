@@ -1,69 +1,113 @@
-// The lowering driver. Every step has the same shape: run the pass, time it,
-// print the IR if asked.
+// The lowering driver. Every pass has the same shape: run it, time it, print
+// the loop IR after it if asked. The list below is the order; each line says
+// why a pass comes where it does.
 #include "lower/lower.h"
 
-#include "lower/clamp_indices.h"
-#include "lower/lower_tiled.h"
-#include "lower/validate.h"
+#include "lower/passes.h"
+#include "trapeze/error.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <functional>
 #include <iostream>
 
 namespace trapeze::lower {
 
-const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {
-      "lower_schedule",
-      "clamp_data_dependent_indices",
-      "validate",
+namespace {
+
+using GroupPass = void (*)(GroupState&, LoweringState&);
+using ModulePass = Stmt (*)(const Stmt&, const LoweringState&);
+
+struct Pass {
+  const char* name;
+  GroupPass group = nullptr;   // runs on every group
+  ModulePass module = nullptr; // runs on the whole statement
+};
+
+// The passes in order.
+const std::vector<Pass>& passes() {
+  static const std::vector<Pass> list = {
+      // The skeleton first: every later group pass fills in a part of it.
+      {"tile_loops", tile_loops},
+      // Needs the tile's bounds; gives every Produce its box.
+      {"bound_regions", bound_regions},
+      // Narrows the boxes bound_regions gave to bands.
+      {"inner_tiles", inner_tiles},
+      // Needs the whole tile's boxes (the buffers' origins) and the buffers'
+      // names before any Store to them exists.
+      {"scratchpads", scratchpads},
+      {"copy_out", copy_out},
+      // Rewrites definitions while they are still structured by case.
+      {"inline_stages", inline_stages},
+      // Needs the final boxes and the inlined values.
+      {"partition_cases", partition_cases},
+      {"stage_loops", stage_loops},
+      // Compares loop nests, so it runs once they exist.
+      {"intra_tile_fusion", intra_tile_fusion},
+      // The groups are complete: the buffers around them.
+      {"full_buffers", nullptr, full_buffers},
+      // After every nest exists: rewrites the indices of all Stores and Accesses.
+      {"clamp_indices", nullptr, clamp_indices},
+      // Last: what code generators rely on.
+      {"validate", nullptr, validate},
   };
+  return list;
+}
+
+Stmt groups_statement(const LoweringState& state) {
+  std::vector<Stmt> groups;
+  for (const GroupState& g : state.groups)
+    groups.push_back(g.assemble());
+  return Block::make(std::move(groups));
+}
+
+} // namespace
+
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Pass& p : passes())
+      out.push_back(p.name);
+    return out;
+  }();
   return names;
 }
 
-Lowered lower(const Pipeline& p, const LowerOptions& options) {
-  return lower(p, Schedule::naive(p), options);
+Module lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& options) {
+  return lower(plan::make_plan(p, schedule), options);
 }
 
-Lowered lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& options) {
+Module lower(const plan::Plan& plan, const LowerOptions& options) {
   const std::vector<std::string>& names = pass_names();
   if (!options.print_after.empty() && options.print_after != "all" &&
-      std::find(names.begin(), names.end(), options.print_after) == names.end()) {
-    std::string known;
-    for (const std::string& n : names)
-      known += (known.empty() ? "" : ", ") + n;
-    throw Error("--print-after=" + options.print_after + " names no lowering pass; use one of " +
-                known + ", or all");
-  }
+      std::find(names.begin(), names.end(), options.print_after) == names.end())
+    throw Error(fmt::format("--after {} names no lowering pass; use one of {}, or all",
+                            options.print_after, fmt::join(names, ", ")));
   std::ostream& log = options.log ? *options.log : std::cerr;
-  Lowered result;
-  const auto step = [&](const std::string& name, const std::function<Stmt()>& pass) {
+  LoweringState state(plan);
+  Module module{plan.pipeline, Stmt(), {}, {}};
+  Stmt body; // the whole statement, once the module passes run
+  for (const Pass& pass : passes()) {
     const auto start = std::chrono::steady_clock::now();
-    result.body = pass();
-    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-    result.passes.push_back({name, took.count()});
-    if (options.print_timing) {
-      char ms[32];
-      std::snprintf(ms, sizeof ms, "%.3f", took.count());
-      log << "pass " << name << ": " << ms << " ms\n";
+    if (pass.group) {
+      for (GroupState& g : state.groups)
+        pass.group(g, state);
+    } else {
+      body = pass.module(body.defined() ? body : groups_statement(state), state);
     }
-    if (options.print_after == "all" || options.print_after == name)
-      log << "// --- loop IR after " << name << " ---\n" << to_string(result.body);
-  };
-
-  // Groups of stages, tiled or not, into full buffers and scratchpads.
-  step("lower_schedule", [&] { return lower_schedule(p, schedule); });
-  // After every nest exists: rewrites the indices of all Stores and Accesses.
-  step("clamp_data_dependent_indices",
-       [&] { return clamp_data_dependent_indices(result.body, p); });
-  // Last: every access and store must name a buffer in scope before code generation.
-  step("validate", [&] {
-    validate(result.body);
-    return result.body;
-  });
-  return result;
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    module.passes.push_back({pass.name, took.count()});
+    if (options.print_timing) log << fmt::format("pass {}: {:.3f} ms\n", pass.name, took.count());
+    if (options.print_after == "all" || options.print_after == pass.name)
+      log << "// --- loop IR after " << pass.name << " ---\n"
+          << to_string(body.defined() ? body : groups_statement(state));
+  }
+  module.body = body;
+  module.fused_sets.assign(plan.schedule.groups.size(), {});
+  for (const GroupState& g : state.groups)
+    module.fused_sets[g.plan.index] = g.fused_sets;
+  return module;
 }
 
 } // namespace trapeze::lower

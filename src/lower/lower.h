@@ -1,9 +1,8 @@
-// The lowering driver: pipeline to loop IR, one pass after another.
+// The lowering driver: a plan to loop IR, one pass after another.
 #pragma once
 
 #include "lower/loop_ir.h"
-#include "trapeze/pipeline.h"
-#include "trapeze/schedule.h"
+#include "plan/plan.h"
 
 #include <iosfwd>
 #include <string>
@@ -27,19 +26,24 @@ struct PassRecord {
   double milliseconds = 0;
 };
 
-/// The result of lowering: the loop IR of the whole pipeline and the passes that built it.
-struct Lowered {
+/// The lowered pipeline: what code generators print.
+struct Module {
+  Pipeline pipeline;
+  /// The loop IR of the whole pipeline: its input, output and full buffers
+  /// around the groups, in the order they run.
   Stmt body;
   std::vector<PassRecord> passes;
+  /// Per group of the schedule (the schedule's order): the sets of stages
+  /// whose loops intra-tile fusion fused.
+  std::vector<std::vector<std::vector<std::string>>> fused_sets;
 };
 
 /// The passes, in the order they run.
 const std::vector<std::string>& pass_names();
 
-/// Runs every pass in order with the naive schedule. Throws trapeze::Error if
-/// print_after names no pass.
-Lowered lower(const Pipeline& p, const LowerOptions& options = {});
-/// The same with a schedule (already validated; see Schedule::validate).
-Lowered lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& options = {});
+/// Runs every pass in order. Throws trapeze::Error if print_after names no pass.
+Module lower(const plan::Plan& plan, const LowerOptions& options = {});
+/// The same after make_plan(p, schedule), which checks the schedule.
+Module lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& options = {});
 
 } // namespace trapeze::lower

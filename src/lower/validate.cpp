@@ -1,5 +1,6 @@
-// Scope checks of the loop IR: buffers and variables must be bound where used.
-#include "lower/validate.h"
+// Scope checks of the loop IR: buffers and variables must be bound where used
+// (passes.h).
+#include "lower/passes.h"
 
 #include "trapeze/ir_visitor.h"
 
@@ -64,6 +65,9 @@ protected:
                    "store to '" + n->buffer + "' has the wrong number of indices");
     StmtVisitor::visit_node(n, Stmt());
   }
+  void visit_node(const Produce* n, const Stmt&) override {
+    TRAPEZE_ASSERT(false, "a Produce of " + n->stage->describe() + " is left after lowering");
+  }
 
 private:
   std::multiset<std::string> vars_;
@@ -72,9 +76,10 @@ private:
 
 } // namespace
 
-void validate(const Stmt& s) {
+Stmt validate(const Stmt& s, const LoweringState&) {
   ScopeChecker checker;
   checker.visit(s);
+  return s;
 }
 
 } // namespace trapeze::lower

@@ -1,5 +1,5 @@
 // Ahead-of-time output: the generated header and source for a user's build.
-#include "codegen/cpp_codegen.h"
+#include "runtime/generate_source.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
 
@@ -32,8 +32,7 @@ std::vector<std::string> emit_aot(const Pipeline& p, const Schedule& schedule,
     throw Error("emit_aot: the pipeline name '" + p.name() +
                 "' cannot name the files <name>.h and <name>.cpp; give the Pipeline a name "
                 "without '/' (its second constructor argument)");
-  schedule.validate(p);
-  const codegen::CppModule module = codegen::generate_cpp(p, schedule);
+  const codegen::CppModule module = runtime::generate_source(p, schedule);
   const std::filesystem::path folder(dir.empty() ? "." : dir);
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

@@ -1,7 +1,7 @@
 // compile() and CompiledPipeline: generate C++, compile or find it in the
 // cache, load it, and run it on checked arguments.
-#include "codegen/cpp_codegen.h"
 #include "runtime/compiled_pipeline_impl.h"
+#include "runtime/generate_source.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
 
@@ -32,9 +32,8 @@ CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
 
 CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
                          const CompileOptions& options) {
-  schedule.validate(p);
   return CompiledPipeline(runtime::load_module(
-      p, codegen::generate_cpp(p, schedule, codegen_options(options)), options));
+      p, runtime::generate_source(p, schedule, codegen_options(options)), options));
 }
 
 void CompiledPipeline::run(const ParamValues& params, const BufferMap& inputs, BufferMap& outputs,

@@ -5,7 +5,7 @@
 // compiled once and run at every size.
 #include "app.h"
 #include "lower/loop_ir.h"
-#include "lower/lower_tiled.h"
+#include "support/lowering.h"
 #include "trapeze/dsl.h"
 #include "trapeze/runtime.h"
 
@@ -273,7 +273,7 @@ TEST(IntraTileFusion, RenamedLoopsMatchInterpreter) {
     g.shape = shape;
     Schedule s;
     s.groups = {g};
-    const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+    const std::string ir = testing_support::lowered_text(p, s);
     EXPECT_THAT(ir, testing::HasSubstr("A, B: one fused nest")) << tile_shape_name(shape);
     EXPECT_THAT(ir, testing::Not(testing::HasSubstr("B(u, v)"))) << "B's loops not renamed";
     const CompiledPipeline compiled = compile(p, s);

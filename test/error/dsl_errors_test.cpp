@@ -1,5 +1,6 @@
 // Errors raised while a pipeline is written or assembled (message text checked).
 #include "error/error_matchers.h"
+#include "trapeze/dsl.h"
 #include "trapeze/pipeline.h"
 
 namespace trapeze {

@@ -204,6 +204,21 @@ TEST_F(Cli, ExplainListsTheNestsIntraTileFusionFuses) {
             nlohmann::json::parse(R"([["Ix", "Iy"], ["Ixx", "Ixy", "Iyy"]])"));
 }
 
+TEST_F(Cli, ExplainPrintsTheLoopIrAfterAPass) {
+  CliResult r = run("explain blur --lowered --scheduler manual --after bound_regions");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("// --- loop IR after bound_regions ---"));
+  EXPECT_THAT(r.out, HasSubstr("produce blurx over [blurx_x_lo, blurx_x_hi]"));
+  r = run("explain blur --lowered");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("// --- loop IR after validate ---"));
+  EXPECT_THAT(r.out, HasSubstr("parallel for x in [1, R]:"));
+  r = run("explain blur --lowered --after fusion");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("tile_loops"));
+  EXPECT_EQ(run("explain blur --after stage_loops").exit_code, 2); // --after needs --lowered
+}
+
 TEST_F(Cli, InvalidScheduleFilesAreErrors) {
   const fs::path file = dir_ / "bad.json";
   std::ofstream(file) << R"({"groups": [{"stages": ["blurx"], "tile_size": [8, 8]}]})";

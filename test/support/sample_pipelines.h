@@ -1,6 +1,7 @@
 // Small pipelines shared by tests.
 #pragma once
 
+#include "trapeze/dsl.h"
 #include "trapeze/pipeline.h"
 
 namespace trapeze::testing_support {

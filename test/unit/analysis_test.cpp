@@ -5,6 +5,7 @@
 #include "analysis/classify.h"
 #include "analysis/dependence.h"
 #include "app.h"
+#include "trapeze/dsl.h"
 #include "trapeze/explain.h"
 #include "trapeze/ir_visitor.h"
 

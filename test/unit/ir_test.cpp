@@ -1,4 +1,5 @@
 // The expression IR, the DSL front end and pipeline construction.
+#include "trapeze/dsl.h"
 #include "trapeze/ir_visitor.h"
 #include "trapeze/pipeline.h"
 

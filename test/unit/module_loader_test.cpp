@@ -4,6 +4,8 @@
 #include "runtime/compiled_pipeline_impl.h"
 #include "runtime/jit_cache.h"
 #include "support/sample_pipelines.h"
+#include "trapeze/buffer.h"
+#include "trapeze/dsl.h"
 #include "trapeze/error.h"
 
 #include <gmock/gmock.h>

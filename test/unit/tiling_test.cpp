@@ -3,13 +3,15 @@
 #include "app.h"
 #include "codegen/cpp_codegen.h"
 #include "lower/loop_ir.h"
-#include "lower/lower_tiled.h"
-#include "lower/tile_regions.h"
+#include "plan/footprint.h"
+#include "support/lowering.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 namespace trapeze {
 namespace {
@@ -39,6 +41,15 @@ GroupSchedule chain_group(TileShape shape, std::vector<std::int64_t> sizes) {
   return g;
 }
 
+// The footprint of the index-th group of `s`.
+plan::GroupFootprint footprint(const Pipeline& p, const Schedule& s, std::size_t index,
+                               const ParamValues& params) {
+  const plan::Plan planned = plan::make_plan(p, s);
+  for (const plan::GroupPlan& g : planned.groups)
+    if (g.index == index) return plan::group_footprint(g, params);
+  throw std::out_of_range("no such group");
+}
+
 // A schedule of the one group `g`.
 Schedule one_group(GroupSchedule g) {
   Schedule s;
@@ -50,15 +61,15 @@ Schedule one_group(GroupSchedule g) {
 std::vector<std::pair<std::int64_t, std::int64_t>> chain_regions(TileShape shape, std::int64_t lo,
                                                                  std::int64_t hi) {
   const Pipeline p = three_stage_chain();
-  const lower::GroupGeometry g = lower::group_geometry(p, one_group(chain_group(shape, {10})), 0);
+  const plan::GroupGeometry g = plan::group_geometry(p, one_group(chain_group(shape, {10})), 0);
   const ParamValues params = {{"N", std::int64_t{100}}};
   std::vector<std::pair<std::int64_t, std::int64_t>> out(3);
-  lower::tile_regions(g, shape, {Interval(Expr(lo), Expr(hi))}, lower::FirstTile(1),
-                      [&](std::size_t s, const std::vector<Interval>& r) {
-                        out[s] = {evaluate_int(r[0].lo, params), evaluate_int(r[0].hi, params)};
-                        return std::vector<Interval>{
-                            Interval(Expr(out[s].first), Expr(out[s].second))};
-                      });
+  plan::tile_regions(g, shape, {Interval(Expr(lo), Expr(hi))}, plan::FirstTile(1),
+                     [&](std::size_t s, const std::vector<Interval>& r) {
+                       out[s] = {evaluate_int(r[0].lo, params), evaluate_int(r[0].hi, params)};
+                       return std::vector<Interval>{
+                           Interval(Expr(out[s].first), Expr(out[s].second))};
+                     });
   return out;
 }
 
@@ -95,11 +106,11 @@ TEST(TileRegions, ScaleneIsNeverWiderThanPolyMage) {
 
 TEST(TileRegions, MarginsBoundTheRegions) {
   const Pipeline p = three_stage_chain();
-  const lower::GroupGeometry g =
-      lower::group_geometry(p, one_group(chain_group(TileShape::Scalene, {10})), 0);
-  const auto scalene = lower::region_reach(g, TileShape::Scalene);
-  const auto polymage = lower::region_reach(g, TileShape::PolyMage);
-  const auto margins = [](const lower::DimReach& r) {
+  const plan::GroupGeometry g =
+      plan::group_geometry(p, one_group(chain_group(TileShape::Scalene, {10})), 0);
+  const auto scalene = plan::region_reach(g, TileShape::Scalene);
+  const auto polymage = plan::region_reach(g, TileShape::PolyMage);
+  const auto margins = [](const plan::DimReach& r) {
     EXPECT_TRUE(r.follows_tile);
     EXPECT_FALSE(r.fixed);
     return std::make_pair(r.below, r.above);
@@ -114,10 +125,10 @@ TEST(TileRegions, MarginsBoundTheRegions) {
 TEST(GroupFootprint, ScratchpadsAndRedundancyOfBothShapes) {
   const Pipeline p = three_stage_chain();
   const ParamValues params = {{"N", std::int64_t{100}}};
-  const lower::GroupFootprint s =
-      lower::group_footprint(p, one_group(chain_group(TileShape::Scalene, {10})), 0, params);
-  const lower::GroupFootprint m =
-      lower::group_footprint(p, one_group(chain_group(TileShape::PolyMage, {10})), 0, params);
+  const plan::GroupFootprint s =
+      footprint(p, one_group(chain_group(TileShape::Scalene, {10})), 0, params);
+  const plan::GroupFootprint m =
+      footprint(p, one_group(chain_group(TileShape::PolyMage, {10})), 0, params);
   EXPECT_EQ(s.tiles, 10);
   EXPECT_EQ(s.tile_counts, std::vector<std::int64_t>{10});
   ASSERT_EQ(s.stages.size(), 3u);
@@ -137,8 +148,8 @@ TEST(GroupFootprint, ScratchpadsAndRedundancyOfBothShapes) {
 
 TEST(GroupFootprint, UntiledGroupIsOneTileWithoutRedundancy) {
   const Pipeline p = three_stage_chain();
-  const lower::GroupFootprint f = lower::group_footprint(
-      p, one_group(chain_group(TileShape::Scalene, {})), 0, {{"N", std::int64_t{100}}});
+  const plan::GroupFootprint f =
+      footprint(p, one_group(chain_group(TileShape::Scalene, {})), 0, {{"N", std::int64_t{100}}});
   EXPECT_EQ(f.tiles, 1);
   EXPECT_LE(f.computed_points, f.domain_points);
 }
@@ -149,9 +160,9 @@ TEST(GroupFootprint, ScaleneScratchpadsOfUnsharpAreTighter) {
   const ParamValues params = p.bind(app.small_size);
   Schedule g = apps::make_manual_schedule_unsharp(p);
   g.groups[0].tile_sizes = {1, 8, 16};
-  const lower::GroupFootprint s = lower::group_footprint(p, g, 0, params);
+  const plan::GroupFootprint s = footprint(p, g, 0, params);
   g.groups[0].shape = TileShape::PolyMage;
-  const lower::GroupFootprint m = lower::group_footprint(p, g, 0, params);
+  const plan::GroupFootprint m = footprint(p, g, 0, params);
   ASSERT_EQ(s.stages[0].stage, "blurx");
   EXPECT_LT(s.computed_points, m.computed_points);
   EXPECT_GT(s.redundant_fraction, 0);
@@ -160,8 +171,7 @@ TEST(GroupFootprint, ScaleneScratchpadsOfUnsharpAreTighter) {
 TEST(LowerSchedule, TiledGroupHasTileLoopsAndScratchpads) {
   const apps::App& app = apps::find_app("blur");
   const Pipeline p = app.build();
-  const std::string ir =
-      lower::to_string(lower::lower_schedule(p, apps::make_manual_schedule_blur(p)));
+  const std::string ir = testing_support::lowered_text(p, apps::make_manual_schedule_blur(p));
   EXPECT_THAT(ir, HasSubstr("x_tile"));
   EXPECT_THAT(ir, HasSubstr("stack"));
   EXPECT_THAT(ir, HasSubstr("scalene shape"));
@@ -170,7 +180,8 @@ TEST(LowerSchedule, TiledGroupHasTileLoopsAndScratchpads) {
 TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
   const apps::App& app = apps::find_app("unsharp");
   const Pipeline p = app.build();
-  const std::string src = codegen::generate_cpp(p, apps::make_manual_schedule_unsharp(p)).source;
+  const std::string src =
+      testing_support::generate_cpp(p, apps::make_manual_schedule_unsharp(p)).source;
   EXPECT_THAT(src, HasSubstr("#pragma omp parallel num_threads(tz_threads)"));
   EXPECT_THAT(src, HasSubstr("#pragma omp for collapse(2)"));
   EXPECT_THAT(src, HasSubstr("per thread (64-byte aligned), holds blurx"));
@@ -180,11 +191,12 @@ TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
 TEST(LowerSchedule, LiveOutReadInItsGroupIsCopiedOutOfAPrivateScratchpad) {
   const Pipeline p = apps::find_app("harris").build();
   Schedule s = apps::make_manual_schedule_harris(p);
+  s.storage.clear(); // Sxx becomes a live-out
   GroupSchedule rest = s.groups[0];
   s.groups[0].stages = {"Ix", "Ixx", "Sxx"};
   rest.stages = {"Iy", "Iyy", "Ixy", "Syy", "Sxy", "det", "trace", "harris"};
   s.groups.push_back(rest);
-  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, HasSubstr("Ix_tile"));
   EXPECT_THAT(ir, HasSubstr("Ix: the tile's part, from its scratchpad to its full buffer"));
   EXPECT_THAT(ir, testing::Not(HasSubstr("Sxx_tile"))); // read by no stage of its group
@@ -192,7 +204,8 @@ TEST(LowerSchedule, LiveOutReadInItsGroupIsCopiedOutOfAPrivateScratchpad) {
 
 TEST(LowerSchedule, NaiveScheduleIsTheNaiveLowering) {
   const Pipeline p = apps::find_app("harris").build();
-  EXPECT_EQ(codegen::generate_cpp(p).source, codegen::generate_cpp(p, Schedule::naive(p)).source);
+  EXPECT_EQ(testing_support::generate_cpp(p).source,
+            testing_support::generate_cpp(p, Schedule::naive(p)).source);
 }
 
 // Sxx reads Ixx at x-1..x+1 only inside Sxx's box [2, R-1], which lies inside
@@ -201,7 +214,7 @@ TEST(LowerSchedule, InlinedCaseResolvedByItsBox) {
   const Pipeline p = apps::find_app("harris").build();
   Schedule s = apps::make_manual_schedule_harris(p);
   s.storage = {{"Ixx", Storage::Inlined}};
-  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, HasSubstr("inlined: Ixx"));
   EXPECT_THAT(ir, HasSubstr("Sxx(x, y) = Ix(x - 1, y - 1) * Ix(x - 1, y - 1) + Ix(x - 1, y)"));
   EXPECT_THAT(ir, testing::Not(HasSubstr("Ixx(")));
@@ -218,9 +231,11 @@ TEST(LowerSchedule, InlinedCaseStraddlingItsBoxIsASelect) {
   Func B("B", ScalarType::Float32, {x}, {{0, N}});
   B.define({Case(x == 0, A(x)), Case(x.in(1, N - 1), A(x + 1))}, A(x + 1) * 2.0f);
   const Pipeline p({B}, "straddle");
-  Schedule s = Schedule::naive(p);
+  Schedule s;
+  s.groups = {GroupSchedule{}};
+  s.groups[0].stages = {"A", "B"}; // one untiled group
   s.storage["A"] = Storage::Inlined;
-  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  const std::string ir = testing_support::lowered_text(p, s);
   // x == 0: A(0) is A's default; x in [1, N-1]: A(x+1) is inside A's box;
   // the default (x = N here, in general anywhere) straddles: a select.
   EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f"));
@@ -234,7 +249,7 @@ TEST(LowerSchedule, IntraTileFusionOfConsumersOfACommonProducer) {
   Schedule s = apps::make_manual_schedule_harris(p);
   s.storage.clear(); // every stage in a scratchpad
   s.groups[0].intra_tile_fusion = true;
-  const std::string fused = lower::to_string(lower::lower_schedule(p, s));
+  const std::string fused = testing_support::lowered_text(p, s);
   // Ix and Iy read img, Ixx, Ixy and Iyy read Ix and Iy, det and trace read
   // Sxx and Syy, each set over equal regions; Iy, Ixy and Iyy move up past
   // the stages they do not need (the group lists Ix, Ixx, Sxx, Iy, ...).
@@ -244,7 +259,7 @@ TEST(LowerSchedule, IntraTileFusionOfConsumersOfACommonProducer) {
   // Sxx, Syy and Sxy read different products: not fused with each other.
   EXPECT_THAT(fused, testing::Not(HasSubstr("Sxx, Syy")));
   s.groups[0].intra_tile_fusion = false;
-  const std::string apart = lower::to_string(lower::lower_schedule(p, s));
+  const std::string apart = testing_support::lowered_text(p, s);
   EXPECT_THAT(apart, testing::Not(HasSubstr("loops fused")));
   EXPECT_THAT(apart, testing::Not(HasSubstr("one fused nest")));
 }
@@ -255,59 +270,36 @@ TEST(LowerSchedule, IntraTileFusionKeepsProducersFirst) {
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
   s.groups[0].intra_tile_fusion = true;
-  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, testing::Not(HasSubstr("loops fused")));
 }
 
-TEST(LowerScheduleErrors, InnerTilesWithoutOuterTiles) {
+// Lowering trusts its plan: a schedule that does not fit is rejected by
+// make_plan (Schedule::validate's messages), before any pass runs.
+TEST(LowerScheduleErrors, ThePlanRejectsWhatDoesNotFit) {
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
   s.groups[0].tile_sizes = {};
   s.groups[0].inner_tile_sizes = {8, 64};
-  try {
-    lower::lower_schedule(p, s);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("group 0 (blurx, blury)"));
-    EXPECT_THAT(e.what(), HasSubstr("inner tiles need outer tile sizes"));
-  }
+  EXPECT_THAT([&] { lower::lower(p, s); }, testing::ThrowsMessage<Error>(HasSubstr(
+                                               "has inner tile sizes [8, 64] but is untiled")));
+  s = apps::make_manual_schedule_blur(p);
+  s.groups[0].tile_sizes = {8};
+  EXPECT_THAT([&] { lower::lower(p, s); },
+              testing::ThrowsMessage<Error>(HasSubstr("has 1 tile sizes")));
+  s = apps::make_manual_schedule_blur(p);
+  s.storage["blury"] = Storage::Scratchpad;
+  EXPECT_THAT([&] { lower::lower(p, s); },
+              testing::ThrowsMessage<Error>(HasSubstr("so it cannot be in a scratchpad")));
 }
 
 TEST(LowerSchedule, InnerTilesAreSerialParallelograms) {
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
   s.groups[0].inner_tile_sizes = {8, 64};
-  const std::string ir = lower::to_string(lower::lower_schedule(p, s));
+  const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, HasSubstr("inner parallelogram tiles [8, 64]"));
   EXPECT_THAT(ir, HasSubstr("blurx_y_band_hi"));
-}
-
-TEST(LowerScheduleErrors, WrongNumberOfTileSizes) {
-  const Pipeline p = apps::find_app("blur").build();
-  Schedule s = apps::make_manual_schedule_blur(p);
-  s.groups[0].tile_sizes = {8};
-  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
-              testing::ThrowsMessage<Error>(HasSubstr("has 1 tile sizes")));
-}
-
-TEST(LowerScheduleErrors, ScratchpadForALiveOut) {
-  const Pipeline p = apps::find_app("blur").build();
-  Schedule s = apps::make_manual_schedule_blur(p);
-  s.storage["blury"] = Storage::Scratchpad;
-  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
-              testing::ThrowsMessage<Error>(HasSubstr("needs a full buffer")));
-}
-
-TEST(LowerScheduleErrors, GroupThatCannotBeAligned) {
-  const Pipeline p = apps::find_app("harris").build();
-  Schedule s = apps::make_manual_schedule_harris(p);
-  GroupSchedule rest = s.groups[0];
-  s.groups[0].stages = {"Ix", "Iy"};
-  rest.stages = {"Ixx", "Iyy", "Ixy", "Sxx", "Syy", "Sxy", "det", "trace", "harris"};
-  s.groups.push_back(rest);
-  EXPECT_THAT([&] { lower::lower_schedule(p, s); },
-              testing::ThrowsMessage<Error>(testing::AllOf(
-                  HasSubstr("group 0 (Ix, Iy) cannot be tiled"), HasSubstr("not connected"))));
 }
 
 TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
@@ -316,7 +308,7 @@ TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
   const Pipeline p = apps::find_app("blur").build();
   Schedule s = apps::make_manual_schedule_blur(p);
   s.groups[0].shape = TileShape::Rectangle;
-  const std::string text = lower::to_string(lower::lower_schedule(p, s));
+  const std::string text = testing_support::lowered_text(p, s);
   EXPECT_THAT(text,
               HasSubstr("rectangle shape: the stages' point loops fused in bands [1, whole]"));
   EXPECT_THAT(text, HasSubstr("serial for x_inner in [0, x_tile_hi - x_tile_lo]"));
@@ -327,18 +319,43 @@ TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
   Schedule bands = Schedule::naive(chain);
   bands.groups = {chain_group(TileShape::Rectangle, {10})};
   bands.groups[0].inner_tile_sizes = {1};
-  const std::string chain_text = lower::to_string(lower::lower_schedule(chain, bands));
+  const std::string chain_text = testing_support::lowered_text(chain, bands);
   EXPECT_THAT(chain_text, HasSubstr("min(B_x_hi, x_inner_lo + 2)"));
   EXPECT_THAT(chain_text, HasSubstr("min(A_x_hi, x_inner_lo + 3)"));
   Schedule scalene = s;
   scalene.groups[0].shape = TileShape::Scalene;
   const ParamValues params = p.bind({});
-  const lower::GroupFootprint a = lower::group_footprint(p, s, 0, params);
-  const lower::GroupFootprint b = lower::group_footprint(p, scalene, 0, params);
+  const plan::GroupFootprint a = footprint(p, s, 0, params);
+  const plan::GroupFootprint b = footprint(p, scalene, 0, params);
   EXPECT_EQ(a.computed_points, b.computed_points);
   ASSERT_EQ(a.stages.size(), b.stages.size());
   for (std::size_t i = 0; i < a.stages.size(); ++i)
     EXPECT_EQ(a.stages[i].scratchpad_extents, b.stages[i].scratchpad_extents);
+}
+
+// Every pass of lowering prints its loop IR for every app under its
+// hand-written schedule; Produces exist until stage_loops and never after.
+TEST(LoweringPasses, EveryPassPrintsForEveryApp) {
+  for (const apps::App& app : apps::all_apps()) {
+    const Pipeline p = app.build();
+    std::ostringstream log;
+    lower::LowerOptions options;
+    options.print_after = "all";
+    options.log = &log;
+    const lower::Module m = lower::lower(p, app.manual_schedule(p), options);
+    const std::string text = log.str();
+    const std::vector<std::string>& names = lower::pass_names();
+    std::size_t at = 0;
+    for (const std::string& name : names) {
+      const std::size_t next = text.find("// --- loop IR after " + name + " ---\n", at);
+      ASSERT_NE(next, std::string::npos) << app.name << ": nothing after " << name;
+      at = next + 1;
+    }
+    const std::size_t loops = text.find("// --- loop IR after stage_loops ---");
+    EXPECT_NE(text.rfind("produce ", loops), std::string::npos) << app.name;
+    EXPECT_EQ(text.find("produce ", loops), std::string::npos) << app.name;
+    EXPECT_EQ(m.passes.size(), names.size());
+  }
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-// The region each stage of a fused, overlapped-tiled group computes per tile.
+// The geometry of a fused group: its stages aligned into one common space, and
+// the region each stage computes per overlapped tile.
 //
 // A group's stages are aligned into one common space (analysis/alignment.h);
 // a tile is a box of that space over the live-outs. For the `scalene` shape
@@ -26,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace trapeze::lower {
+namespace trapeze::plan {
 
 /// A group of a schedule, with everything tiling needs to know about it.
 struct GroupGeometry {
@@ -46,6 +47,8 @@ struct GroupGeometry {
   std::vector<std::pair<std::size_t, std::size_t>> edges;
 
   std::size_t common_dims() const { return alignment.common_dims.size(); }
+  /// Whether another stage of the group reads stage s.
+  bool read_in_group(std::size_t s) const;
 };
 
 /// Builds the geometry of the index-th group of `schedule`. Throws
@@ -114,29 +117,4 @@ GroupReach region_reach(const GroupGeometry& g, TileShape shape);
 /// ([0, 0] in a dimension no live-out has).
 std::vector<Interval> tile_space(const GroupGeometry& g);
 
-/// What `trapeze explain` reports about one stage of a tiled group.
-struct StageFootprint {
-  std::string stage;
-  /// Largest per-tile region, per stage dimension: the scratchpad's extents.
-  std::vector<std::int64_t> scratchpad_extents;
-  std::int64_t computed_points = 0; ///< summed over all tiles
-  std::int64_t domain_points = 0;
-};
-
-/// The footprint of a tiled group for concrete parameter values.
-struct GroupFootprint {
-  std::vector<std::int64_t> tile_counts; ///< per common dimension
-  std::int64_t tiles = 0;
-  std::vector<StageFootprint> stages; ///< topological order
-  std::int64_t computed_points = 0, domain_points = 0;
-  /// computed / domain - 1: the share of redundant (overlapped) computation.
-  double redundant_fraction = 0;
-};
-
-/// Walks every tile of the index-th group of `schedule` for the bound
-/// parameters `params` and sums the regions. An untiled group is one tile.
-/// Throws as group_geometry does.
-GroupFootprint group_footprint(const Pipeline& p, const Schedule& schedule, std::size_t index,
-                               const ParamValues& params);
-
-} // namespace trapeze::lower
+} // namespace trapeze::plan

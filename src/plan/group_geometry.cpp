@@ -1,34 +1,19 @@
-// Per-tile regions of the stages of a fused group, and their footprint.
-#include "lower/tile_regions.h"
+// The geometry of a fused group and the per-tile regions of its stages.
+#include "plan/group_geometry.h"
 
+#include "ir/ir_operators.h"
 #include "trapeze/error.h"
 
 #include <algorithm>
 #include <set>
 
-namespace trapeze::lower {
+namespace trapeze::plan {
 
 using namespace ir;
 
 namespace {
 
-Expr i64(const Expr& e) {
-  return e.type() == ScalarType::Int64 ? e : Cast::make(ScalarType::Int64, e);
-}
-Expr plus(const Expr& a, std::int64_t c) {
-  return c == 0 ? a : Binary::make(BinaryOp::Add, a, Expr(c));
-}
-Expr min_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Min, a, b); }
-Expr max_of(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Max, a, b); }
-Expr zero() { return Expr(std::int64_t{0}); }
-Expr times(std::int64_t k, const Expr& e) {
-  return k == 1 ? e : Binary::make(BinaryOp::Mul, Expr(k), e);
-}
-// floor(e / k) and ceil(e / k) for k >= 1 (integer / is floor division).
-Expr floor_div(const Expr& e, std::int64_t k) {
-  return k == 1 ? e : Binary::make(BinaryOp::Div, e, Expr(k));
-}
-Expr ceil_div(const Expr& e, std::int64_t k) { return k == 1 ? e : floor_div(plus(e, k - 1), k); }
+Expr zero() { return i64(0); }
 
 // The stage's domain in the common space ([0, 0] where it has no dimension).
 std::vector<Interval> common_domain(const GroupGeometry& g, std::size_t s) {
@@ -37,7 +22,8 @@ std::vector<Interval> common_domain(const GroupGeometry& g, std::size_t s) {
     const int k = g.stage_dim[s][c];
     if (k < 0) continue;
     const Interval& range = g.stages[s]->domain()[static_cast<std::size_t>(k)];
-    out[c] = Interval(times(g.scale[s][c], i64(range.lo)), times(g.scale[s][c], i64(range.hi)));
+    out[c] =
+        Interval(times(g.scale[s][c], as_i64(range.lo)), times(g.scale[s][c], as_i64(range.hi)));
   }
   return out;
 }
@@ -111,6 +97,10 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
   for (const analysis::UniformDependence& dep : g.alignment.dependences)
     g.edges.emplace_back(position(dep.producer), position(dep.consumer));
   return g;
+}
+
+bool GroupGeometry::read_in_group(std::size_t s) const {
+  return std::any_of(edges.begin(), edges.end(), [&](const auto& edge) { return edge.first == s; });
 }
 
 Expr owns_tile(const GroupGeometry& g, std::size_t s, const FirstTile& first) {
@@ -279,80 +269,4 @@ std::vector<Interval> tile_space(const GroupGeometry& g) {
   return space;
 }
 
-GroupFootprint group_footprint(const Pipeline& p, const Schedule& schedule, std::size_t index,
-                               const ParamValues& params) {
-  const GroupSchedule& group = schedule.groups.at(index);
-  const GroupGeometry g = group_geometry(p, schedule, index);
-  const std::size_t dims = g.common_dims();
-  if (!group.tile_sizes.empty() && group.tile_sizes.size() != dims)
-    throw Error(g.name + " has " + std::to_string(group.tile_sizes.size()) +
-                " tile sizes for a common space of " + std::to_string(dims) + " dimensions");
-  const std::vector<Interval> space = tile_space(g);
-  std::vector<std::int64_t> lo(dims), hi(dims), size(dims);
-  GroupFootprint out;
-  out.tiles = 1;
-  for (std::size_t c = 0; c < dims; ++c) {
-    lo[c] = evaluate_int(space[c].lo, params, "the tile space");
-    hi[c] = evaluate_int(space[c].hi, params, "the tile space");
-    const std::int64_t extent = std::max<std::int64_t>(hi[c] - lo[c] + 1, 0);
-    size[c] = group.tile_sizes.empty() ? std::max<std::int64_t>(extent, 1) : group.tile_sizes[c];
-    if (size[c] < 1) throw Error(g.name + ": a tile size must be at least 1");
-    out.tile_counts.push_back((extent + size[c] - 1) / size[c]);
-    out.tiles *= out.tile_counts.back();
-  }
-  for (const FunctionPtr& f : g.stages) {
-    StageFootprint s;
-    s.stage = f->name();
-    s.scratchpad_extents.assign(static_cast<std::size_t>(f->dimensions()), 0);
-    s.domain_points = 1;
-    for (const Interval& range : f->domain())
-      s.domain_points *=
-          std::max<std::int64_t>(evaluate_int(range.hi, params, f->describe()) -
-                                     evaluate_int(range.lo, params, f->describe()) + 1,
-                                 0);
-    out.stages.push_back(std::move(s));
-  }
-  const auto constant = [&](const Expr& e) {
-    return Expr(evaluate_int(e, params, "a tile region"));
-  };
-  const auto bind = [&](std::size_t stage, const std::vector<Interval>& region) {
-    std::vector<Interval> values;
-    for (std::size_t c = 0; c < dims; ++c)
-      values.emplace_back(constant(region[c].lo), constant(region[c].hi));
-    std::int64_t points = 1;
-    StageFootprint& s = out.stages[stage];
-    const std::vector<Interval> box = stage_box(g, stage, values);
-    for (std::size_t k = 0; k < box.size(); ++k) {
-      const std::int64_t extent = std::max<std::int64_t>(
-          evaluate_int(box[k].hi, params) - evaluate_int(box[k].lo, params) + 1, 0);
-      points *= extent;
-      s.scratchpad_extents[k] = std::max(s.scratchpad_extents[k], extent);
-    }
-    s.computed_points += points;
-    return values;
-  };
-  std::vector<std::int64_t> t(dims, 0);
-  for (std::int64_t n = 0; n < out.tiles; ++n) {
-    std::vector<Interval> tile;
-    FirstTile first(dims);
-    for (std::size_t c = 0; c < dims; ++c) {
-      const std::int64_t start = lo[c] + t[c] * size[c];
-      tile.emplace_back(Expr(start), Expr(std::min(start + size[c] - 1, hi[c])));
-      if (!group.tile_sizes.empty()) first[c] = Binary::make(BinaryOp::EQ, Expr(t[c]), zero());
-    }
-    tile_regions(g, group.shape, tile, first, bind);
-    for (std::size_t c = dims; c-- > 0;) { // the next tile, last dimension fastest
-      if (++t[c] < out.tile_counts[c]) break;
-      t[c] = 0;
-    }
-  }
-  for (const StageFootprint& s : out.stages) {
-    out.computed_points += s.computed_points;
-    out.domain_points += s.domain_points;
-  }
-  out.redundant_fraction =
-      out.domain_points ? static_cast<double>(out.computed_points) / out.domain_points - 1 : 0;
-  return out;
-}
-
-} // namespace trapeze::lower
+} // namespace trapeze::plan

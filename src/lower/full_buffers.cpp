@@ -1,0 +1,68 @@
+// The buffers that live for the whole call (passes.h).
+#include "ir/ir_operators.h"
+#include "lower/passes.h"
+
+namespace trapeze::lower {
+
+using namespace ir;
+
+namespace {
+
+// A full buffer over the domain: the stages stored Full (live-outs included)
+// and those of lone untiled groups.
+bool in_full_buffer(const ir::Function& f, const LoweringState& state) {
+  if (state.plan.inlined(f.name())) return false;
+  if (state.plan.storage_of(f.name()) == Storage::Full) return true;
+  for (const plan::GroupPlan& g : state.plan.groups)
+    if (!g.fused && g.stages.front().get() == &f) return true;
+  return false;
+}
+
+std::vector<Expr> origin_of(const std::vector<Interval>& box, const BoundsProver& prover) {
+  std::vector<Expr> out;
+  for (const Interval& range : box)
+    out.push_back(prover.simplify(range.lo));
+  return out;
+}
+
+std::vector<Expr> extents_of(const std::vector<Interval>& box, const BoundsProver& prover) {
+  std::vector<Expr> out;
+  for (const Interval& range : box)
+    out.push_back(prover.simplify(plus(sub(range.hi, range.lo), 1)));
+  return out;
+}
+
+} // namespace
+
+// Innermost first: heap buffers of the intermediate stages kept in full, then
+// the outputs, then the inputs (outermost, in the calling convention's order).
+Stmt full_buffers(const Stmt& s, const LoweringState& state) {
+  const Pipeline& p = state.plan.pipeline;
+  const BoundsProver& prover = state.prover;
+  Stmt body = s;
+  const auto& all = p.stages();
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    const FunctionPtr& f = *it;
+    if (p.is_output(*f) || !in_full_buffer(*f, state)) continue;
+    body = Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain(), prover),
+                          extents_of(f->domain(), prover), MemoryScope::Heap, -1, body);
+  }
+  for (std::size_t k = p.outputs().size(); k-- > 0;) {
+    const FunctionPtr& f = p.outputs()[k];
+    body = Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain(), prover),
+                          extents_of(f->domain(), prover), MemoryScope::Output, static_cast<int>(k),
+                          body);
+  }
+  for (std::size_t k = p.inputs().size(); k-- > 0;) {
+    const InputImagePtr& in = p.inputs()[k];
+    std::vector<Expr> origin(in->extents().size(), i64(0));
+    std::vector<Expr> extents;
+    for (const Expr& e : in->extents())
+      extents.push_back(prover.simplify(e));
+    body = Allocate::make(in->name(), in->name(), in->type(), origin, extents, MemoryScope::Input,
+                          static_cast<int>(k), body);
+  }
+  return body;
+}
+
+} // namespace trapeze::lower

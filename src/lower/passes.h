@@ -1,0 +1,69 @@
+// The lowering passes, in the order lower.cpp runs them. Each is one file
+// (named after it) with this one entry function. The group passes build one
+// group of the plan (lowering_state.h); the module passes rewrite the whole
+// pipeline's statement.
+#pragma once
+
+#include "lower/lowering_state.h"
+
+namespace trapeze::lower {
+
+// ---------------------------------------------------------------- group passes
+
+/// tile_loops.cpp: the group's skeleton. A lone untiled stage is one Produce
+/// over its domain (parallel). A fused group gets its tile loops over the
+/// tile space (the full stages' hull), the outer `parallel_tile_dims`
+/// collapsed and parallel, lets for the tile's bounds, and a Produce per stage
+/// that is not inlined, not yet bounded.
+void tile_loops(GroupState& g, LoweringState& state);
+
+/// bound_regions.cpp: each stage's region for the tile (plan/group_geometry.h:
+/// the scalene, PolyMage or rectangle regions) as lets, and each Produce's box.
+void bound_regions(GroupState& g, LoweringState& state);
+
+/// inner_tiles.cpp: the serial bands a tile runs in (GroupPlan::bands): band
+/// loops, and each Produce's box narrowed to its band (paper 001 §5.2).
+void inner_tiles(GroupState& g, LoweringState& state);
+
+/// scratchpads.cpp: a per-tile buffer for every scratchpad stage, and for
+/// every full stage that the tile also reads (its private copy); Produces are
+/// retargeted to them.
+void scratchpads(GroupState& g, LoweringState& state);
+
+/// copy_out.cpp: after each tile, the tile's own part of each private copy
+/// into the stage's full buffer (only in the tile that owns it).
+void copy_out(GroupState& g, LoweringState& state);
+
+/// inline_stages.cpp: every read of an inlined stage in a Produce becomes its
+/// definition at the read's point, cases resolved by their boxes.
+void inline_stages(GroupState& g, LoweringState& state);
+
+/// partition_cases.cpp: a Produce with cases is split into the boxes where one
+/// case holds (cut points ordered once, clamped into the Produce's box), loops
+/// over the pieces where an inner dimension splits again; no piece evaluates a
+/// case test that its box decides.
+void partition_cases(GroupState& g, LoweringState& state);
+
+/// stage_loops.cpp: every Produce becomes loop nests storing its value (a
+/// reduction: an initialization nest, then its updates, serial).
+void stage_loops(GroupState& g, LoweringState& state);
+
+/// intra_tile_fusion.cpp: inside a tile, the nests of stages that read a common
+/// producer over equal loop bounds become one nest (paper 001 §5.3).
+void intra_tile_fusion(GroupState& g, LoweringState& state);
+
+// ---------------------------------------------------------------- module passes
+
+/// full_buffers.cpp: heap buffers for the stages kept in full, then the
+/// outputs, then the inputs, around the groups.
+Stmt full_buffers(const Stmt& s, const LoweringState& state);
+
+/// clamp_indices.cpp: every data-dependent index clamped into its producer's
+/// domain, as expr.h requires.
+Stmt clamp_indices(const Stmt& s, const LoweringState& state);
+
+/// validate.cpp: every Store and Access names a buffer in scope with matching
+/// dimensions, every variable is bound, no Produce is left. Returns `s`.
+Stmt validate(const Stmt& s, const LoweringState& state);
+
+} // namespace trapeze::lower
