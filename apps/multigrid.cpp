@@ -76,6 +76,9 @@ public:
     TRAPEZE_ASSERT(out.has_value(), "the finest level always computes a stage");
     Pipeline p({*out}, config_.name());
     p.set_default("n", default_n(config_.dims));
+    // Every level has an interior: its boundary cases (0, the interior, N + 1)
+    // are then ordered for every n, and split into clean loops once.
+    p.set_range("n", 1, std::nullopt);
     return p;
   }
 

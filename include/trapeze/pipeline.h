@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ struct ParamInfo {
   ScalarType type = ScalarType::Int64;
   bool has_default = false;
   ParamValue default_value;
+  /// The values an int64 parameter may take (inclusive; nullopt: unbounded).
+  /// bind() rejects others, and the compiler relies on them: a multigrid
+  /// pipeline declares its coarsest size n >= 1, and its boundary cases are
+  /// then ordered for every n it accepts.
+  std::optional<std::int64_t> min, max;
 };
 
 class Pipeline {
@@ -62,8 +68,14 @@ public:
 
   /// Default parameter values (used by `trapeze run` when a value is not given).
   void set_default(const std::string& param, ParamValue value);
+  /// The range of an int64 parameter (see ParamInfo::min). Throws
+  /// trapeze::Error for an unknown or float parameter, min > max, or a default
+  /// outside the range.
+  void set_range(const std::string& param, std::optional<std::int64_t> min,
+                 std::optional<std::int64_t> max);
   /// `given` completed with the defaults; throws if a parameter has neither,
-  /// or if a value of the wrong kind (float for an int64 parameter) is given.
+  /// if a value of the wrong kind (float for an int64 parameter) is given, or
+  /// if a value lies outside its parameter's range.
   ParamValues bind(const ParamValues& given) const;
 
 private:

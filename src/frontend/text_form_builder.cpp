@@ -121,6 +121,7 @@ private:
     ScalarType type;
     const SyntaxParam* syntax;
     std::optional<ParamValue> default_value;
+    std::optional<std::int64_t> min, max;
   };
 
   const SyntaxPipeline& syntax_;
@@ -178,7 +179,10 @@ private:
       fail(p.name.where, "'" + p.name.name + "' is a literal and cannot name a parameter");
     std::optional<ParamValue> value;
     if (p.has_default) value = default_value(p, type);
-    auto [it, fresh] = params_.emplace(p.name.name, ParamEntry{type, &p, value});
+    std::optional<std::int64_t> min, max;
+    if (p.min.present) min = integer_value(p.min.value.text, p.min.negative, p.min.value.where);
+    if (p.max.present) max = integer_value(p.max.value.text, p.max.negative, p.max.value.where);
+    auto [it, fresh] = params_.emplace(p.name.name, ParamEntry{type, &p, value, min, max});
     if (!fresh)
       fail(p.name.where, "parameter '" + p.name.name + "' is declared twice (first at line " +
                              std::to_string(it->second.syntax->name.where.line) + ")");
@@ -322,6 +326,11 @@ private:
     // Parameters that no reachable stage uses are not part of the pipeline.
     for (const ParamInfo& info : std::vector<ParamInfo>(p.params())) {
       const ParamEntry& entry = params_.at(info.name);
+      if (entry.min || entry.max)
+        at(entry.syntax->name.where, [&] {
+          p.set_range(info.name, entry.min, entry.max);
+          return 0;
+        });
       if (!entry.default_value) continue;
       at(entry.syntax->default_where, [&] {
         p.set_default(info.name, *entry.default_value);

@@ -109,13 +109,26 @@ private:
     return SyntaxName{t.text, t.where};
   }
 
-  // param NAME: TYPE [= ['-'] LITERAL]
+  // param NAME: TYPE [>= ['-'] INT] [<= ['-'] INT] [= ['-'] LITERAL]
   SyntaxParam param() {
     next();
     SyntaxParam p;
     p.name = name("after 'param'", "the parameter's name");
     expect(":", "after the parameter's name");
     p.type = name("after ':'", "the parameter's type (int64, float32 or float64)");
+    for (const auto& [symbol, bound] :
+         {std::pair<const char*, SyntaxParam::Bound*>{">=", &p.min}, {"<=", &p.max}}) {
+      if (!accept(symbol)) continue;
+      bound->present = true;
+      bound->negative = accept("-");
+      if (peek().kind != TokenKind::Integer)
+        fail(peek(), "expected an integer after '" + std::string(symbol) +
+                         "' in the range of "
+                         "parameter '" +
+                         p.name.name + "', found " + peek().describe());
+      bound->value = peek();
+      next();
+    }
     if (accept("=")) {
       p.has_default = true;
       p.default_where = peek().where;

@@ -82,6 +82,8 @@ std::string to_text(const Pipeline& p) {
   if (!p.params().empty()) out += "\n";
   for (const ParamInfo& param : p.params()) {
     out += "param " + param.name + ": " + std::string(type_name(param.type));
+    if (param.min) out += " >= " + std::to_string(*param.min);
+    if (param.max) out += " <= " + std::to_string(*param.max);
     if (param.has_default) out += " = " + default_value(param);
     out += "\n";
   }

@@ -48,6 +48,13 @@ struct SyntaxInterval {
 struct SyntaxParam {
   SyntaxName name;
   SyntaxName type;
+  /// `>= MIN` and `<= MAX` bounds, each an integer token with its sign.
+  struct Bound {
+    bool present = false;
+    bool negative = false;
+    Token value;
+  };
+  Bound min, max;
   bool has_default = false;
   TextPosition default_where;
   bool default_negative = false;

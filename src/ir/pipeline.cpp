@@ -92,7 +92,7 @@ Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
     visit(out, nullptr);
   }
   for (const auto& [n, t] : param_types)
-    params_.push_back(ParamInfo{n, t, false, {}});
+    params_.push_back(ParamInfo{n, t, false, {}, std::nullopt, std::nullopt});
 }
 
 bool Pipeline::is_output(const Function& f) const {
@@ -140,14 +140,53 @@ std::vector<InputImagePtr> Pipeline::producer_inputs(const Function& f) const {
   return out;
 }
 
+namespace {
+
+// "n in [1, 4096]", "n >= 1", "n <= 64".
+std::string range_text(const ParamInfo& p) {
+  if (p.min && p.max)
+    return p.name + " in [" + std::to_string(*p.min) + ", " + std::to_string(*p.max) + "]";
+  if (p.min) return p.name + " >= " + std::to_string(*p.min);
+  return p.name + " <= " + std::to_string(*p.max);
+}
+
+void check_in_range(const ParamInfo& p, std::int64_t v, const std::string& pipeline,
+                    const char* what) {
+  if ((p.min && v < *p.min) || (p.max && v > *p.max))
+    throw Error("parameter '" + p.name + "' of pipeline '" + pipeline + "' " + what + " " +
+                std::to_string(v) + ", outside its range " + range_text(p) +
+                " (declared with set_range, or 'param " + range_text(p) + "' in the text form)");
+}
+
+} // namespace
+
 void Pipeline::set_default(const std::string& param, ParamValue value) {
   for (ParamInfo& p : params_) {
     if (p.name != param) continue;
     if (value.is_float && p.type == ScalarType::Int64)
       throw Error("parameter '" + param + "' is int64 but its default is a float");
     if (!value.is_float && is_float(p.type)) value = ParamValue(static_cast<double>(value.i));
+    if (p.type == ScalarType::Int64) check_in_range(p, value.i, name_, "has the default");
     p.has_default = true;
     p.default_value = value;
+    return;
+  }
+  throw Error("pipeline '" + name_ + "' has no parameter named '" + param + "'");
+}
+
+void Pipeline::set_range(const std::string& param, std::optional<std::int64_t> min,
+                         std::optional<std::int64_t> max) {
+  for (ParamInfo& p : params_) {
+    if (p.name != param) continue;
+    if (p.type != ScalarType::Int64)
+      throw Error("parameter '" + param + "' is " + std::string(type_name(p.type)) +
+                  "; only int64 parameters have a range");
+    if (min && max && *min > *max)
+      throw Error("parameter '" + param + "': the range [" + std::to_string(*min) + ", " +
+                  std::to_string(*max) + "] is empty");
+    p.min = min;
+    p.max = max;
+    if (p.has_default) check_in_range(p, p.default_value.i, name_, "has the default");
     return;
   }
   throw Error("pipeline '" + name_ + "' has no parameter named '" + param + "'");
@@ -170,6 +209,7 @@ ParamValues Pipeline::bind(const ParamValues& given) const {
       throw Error("parameter '" + p.name + "' is int64 but was given the float value " +
                   std::to_string(v.f));
     if (is_float(p.type) && !v.is_float) v = ParamValue(static_cast<double>(v.i));
+    if (p.type == ScalarType::Int64) check_in_range(p, v.i, name_, "is given the value");
     bound[p.name] = v;
   }
   for (const auto& [n, v] : given) {

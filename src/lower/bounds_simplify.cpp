@@ -124,6 +124,12 @@ BoundsProver BoundsProver::for_pipeline(const Pipeline& p) {
   for (const auto& in : p.inputs())
     for (const Interval& range : in->domain())
       add(range);
+  // The parameters' declared ranges (Pipeline::set_range): bind() enforces them.
+  for (const ParamInfo& q : p.params()) {
+    const Expr n = ParamRef::make(q.name, q.type);
+    if (q.min) add(Interval(Expr(*q.min), n));
+    if (q.max) add(Interval(n, Expr(*q.max)));
+  }
   return BoundsProver(std::move(facts));
 }
 
@@ -140,8 +146,16 @@ bool BoundsProver::prove_le(const Expr& a, const Expr& b) const {
   if (!fa || !fb) return false;
   const AffineForm d = *fb - *fa;
   if (d.is_constant()) return d.constant >= 0;
+  // d >= 0 if d = k * fact + c for a fact (>= 0), an integer k >= 1 and c >= 0:
+  // 8n + 7 >= 0 from n - 1 >= 0 (k = 8, c = 15).
   for (const AffineForm& fact : facts_) {
-    const AffineForm rest = d - fact;
+    if (fact.terms.empty() || fact.terms.size() != d.terms.size()) continue;
+    const auto& [key, term] = *fact.terms.begin();
+    const auto it = d.terms.find(key);
+    if (it == d.terms.end() || term.first == 0 || it->second.first % term.first != 0) continue;
+    const std::int64_t k = it->second.first / term.first;
+    if (k < 1) continue;
+    const AffineForm rest = d - fact.scaled(k);
     if (rest.is_constant() && rest.constant >= 0) return true;
   }
   // Structural rules for min and max (through casts between index types).

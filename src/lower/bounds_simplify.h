@@ -42,7 +42,8 @@ public:
   BoundsProver() = default;
   explicit BoundsProver(std::vector<AffineForm> facts) : facts_(std::move(facts)) {}
   /// The facts every run of `p` satisfies: hi >= lo for every domain
-  /// dimension of every stage, extent >= 1 for every input dimension.
+  /// dimension of every stage, extent >= 1 for every input dimension, and
+  /// every parameter within its declared range.
   static BoundsProver for_pipeline(const Pipeline& p);
 
   /// True if a <= b is proven for every parameter value allowed by the facts.

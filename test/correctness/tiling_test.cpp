@@ -6,6 +6,7 @@
 #include "app.h"
 #include "lower/loop_ir.h"
 #include "support/lowering.h"
+#include "support/sample_pipelines.h"
 #include "trapeze/dsl.h"
 #include "trapeze/runtime.h"
 
@@ -322,6 +323,42 @@ TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
             << tile_shape_name(shape) << " with " << inlined.size() << " inlined, N=" << n
             << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
             << compiled.source();
+      }
+    }
+  }
+}
+
+// Case partitioning: the boundary cases of support/sample_pipelines.h, with
+// and without the declared range that orders them, naive and tiled in every
+// shape, bounds-checked, against the interpreter at the smallest sizes.
+TEST(PartitionCases, MatchInterpreterWithAndWithoutRanges) {
+  CompileOptions checked;
+  checked.bounds_check = true;
+  for (const bool ranged : {false, true}) {
+    const Pipeline p = testing_support::boundary_cases(ranged);
+    std::vector<Schedule> schedules = {Schedule::naive(p)};
+    for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+      Schedule s;
+      s.groups = {GroupSchedule{}};
+      s.groups[0].stages = {"g", "h"};
+      s.groups[0].tile_sizes = {2, 3};
+      s.groups[0].shape = shape;
+      s.groups[0].parallel_tile_dims = 2;
+      schedules.push_back(s);
+    }
+    for (const Schedule& s : schedules) {
+      const CompiledPipeline compiled = compile(p, s, checked);
+      for (const std::int64_t n : {1, 2, 7}) {
+        const ParamValues bound = p.bind({{"n", n}});
+        Buffer img(ScalarType::Float32, {n + 2, n + 2});
+        for (std::int64_t i = 0; i < img.size(); ++i)
+          img.set_from_double(i, static_cast<double>((i * 5) % 11));
+        const BufferMap inputs = {{"img", img}};
+        const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("h"),
+                                              compiled.run(bound, inputs, 2).at("h"), 0);
+        EXPECT_FALSE(mismatch.has_value()) << (ranged ? "ranged" : "unranged") << " n=" << n << ": "
+                                           << (mismatch ? mismatch->str() : "") << "\n"
+                                           << compiled.source();
       }
     }
   }

@@ -593,9 +593,17 @@ private:
 
     Pipeline p(outputs, "fuzz_" + std::to_string(seed_));
     ParamValues params;
+    // Declared ranges come from a generator of their own, so that they change
+    // no other draw of the seed: with a lower bound near the value, more case
+    // boundaries are ordered at compile time (Pipeline::set_range).
+    FuzzRng ranges(seed_ ^ 0x9e3779b97f4a7c15ull);
     for (const ParamInfo& info : p.params()) {
       const std::int64_t value = info.name == "N" ? n_value : m_value;
       p.set_default(info.name, value);
+      if (ranges.chance(0.4))
+        p.set_range(info.name, value - ranges.uniform(0, 2),
+                    ranges.chance(0.3) ? std::optional<std::int64_t>(value + ranges.uniform(0, 9))
+                                       : std::nullopt);
       params[info.name] = value;
     }
     return RandomPipeline{seed_, std::move(p), params, data_dependent_};

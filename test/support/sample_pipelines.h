@@ -19,4 +19,23 @@ inline Pipeline sample_blur() {
   return Pipeline({blury}, "blur");
 }
 
+/// A stage g with multigrid's boundary cases (x == 0, the interior [1, n] x
+/// [1, n], x == n + 1) and a reader h over the same domain. `ranged` declares
+/// n >= 1 (then the cases' boundaries are ordered for every n); without it,
+/// n = -1 is allowed and 1 > n + 1 there.
+inline Pipeline boundary_cases(bool ranged) {
+  Param n("n");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {n + 2, n + 2});
+  Func g("g", ScalarType::Float32, {x, y}, {{0, n + 1}, {0, n + 1}});
+  g.define({Case(x.in(1, n) && y.in(1, n), img(x - 1, y) + img(x + 1, y)), Case(x == 0, img(x, y)),
+            Case(x == n + 1, img(x, y) * 2.0f)},
+           0.0f);
+  Func h("h", ScalarType::Float32, {x, y}, {{0, n + 1}, {0, n + 1}});
+  h.define(g(x, y) * 0.5f); // no domain of [1, n]: that would say n >= 1 itself
+  Pipeline p({h}, "boundaries");
+  if (ranged) p.set_range("n", 1, std::nullopt);
+  return p;
+}
+
 } // namespace trapeze::testing_support

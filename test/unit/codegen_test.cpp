@@ -275,6 +275,29 @@ TEST(Compiled, BoundsCheckedBuildNamesTheAccessOutsideItsBuffer) {
                                     "the allocation \\[1, 3\\] x \\[0, 8\\]"));
 }
 
+// The compiler relies on a parameter's declared range, so generated code
+// checks it on entry: a caller that passes a value outside it gets code 3 and
+// a message, not wrong results.
+TEST(Compiled, ParameterOutsideItsRangeIsRejectedOnEntry) {
+  Param n("n");
+  Var x("x");
+  Func f("f", ScalarType::Int32, {x}, {{0, n + 1}});
+  f.define({Case(x == 0, Expr(7)), Case(x.in(1, n), x * 2)}, Expr(-1));
+  Pipeline p({f}, "ranged");
+  p.set_range("n", 1, 100);
+  const codegen::CppModule m = testing_support::generate_cpp(p);
+  EXPECT_THAT(m.source, HasSubstr("if (n < int64_t(1) || n > int64_t(100)) {"));
+  Loaded lib(m);
+  std::vector<std::int32_t> out(4, 0);
+  void* outputs[] = {out.data()};
+  const codegen::ParamSlot two[] = {int_param(2)};
+  ASSERT_EQ(lib.entry(two, nullptr, outputs, 1, nullptr), 0);
+  EXPECT_EQ(out, (std::vector<std::int32_t>{7, 2, 4, -1}));
+  const codegen::ParamSlot zero[] = {int_param(0)};
+  EXPECT_EQ(lib.entry(zero, nullptr, outputs, 1, nullptr), 3);
+  EXPECT_EQ(std::string(lib.error()), "parameter n = 0 is outside its range n >= 1 and n <= 100");
+}
+
 TEST(Compiled, HarrisIyBordersAreZero) {
   const codegen::CppModule m = testing_support::generate_cpp(iy_pipeline());
   Loaded lib(m);

@@ -3,7 +3,10 @@
 #include "trapeze/ir_visitor.h"
 #include "trapeze/pipeline.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <functional>
 
 namespace trapeze {
 namespace {
@@ -76,6 +79,48 @@ TEST(Pipeline, TopologicalOrderAndParams) {
   const ParamValues bound = p.bind({{"R", 10}, {"C", 20}});
   EXPECT_EQ(concrete_domain(*p.stage("blury"), bound).str(), "[1, 10] x [1, 20]");
   EXPECT_EQ(p.consumers(*p.stage("blurx")).size(), 1u);
+}
+
+// An int64 parameter's declared range: bind() and the defaults respect it,
+// and every mistake is an error naming the parameter.
+TEST(Pipeline, ParameterRanges) {
+  Param n("n"), gain("gain", ScalarType::Float32);
+  Var x("x");
+  Func f("f", ScalarType::Float32, {x}, {{0, n + 1}});
+  f.define(cast(ScalarType::Float32, x) * gain);
+  Pipeline p({f}, "ranged");
+  p.set_range("n", 1, 64);
+  EXPECT_EQ(p.params()[1].name, "n");
+  EXPECT_EQ(p.params()[1].min, 1);
+  EXPECT_EQ(p.params()[1].max, 64);
+  EXPECT_EQ(p.bind({{"n", 1}, {"gain", 2.0}}).at("n").i, 1);
+  EXPECT_EQ(p.bind({{"n", 64}, {"gain", 2.0}}).at("n").i, 64);
+  const auto message = [&](const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message([&] {
+                p.bind({{"n", 0}, {"gain", 2.0}});
+              }),
+              testing::HasSubstr("parameter 'n' of pipeline 'ranged' is given the value 0, outside "
+                                 "its range n in [1, 64]"));
+  EXPECT_THAT(message([&] {
+                p.bind({{"n", 65}, {"gain", 2.0}});
+              }),
+              testing::HasSubstr("the value 65, outside its range n in [1, 64]"));
+  EXPECT_THAT(message([&] { p.set_default("n", 100); }),
+              testing::HasSubstr("has the default 100, outside its range"));
+  EXPECT_THAT(message([&] { p.set_range("gain", 0, 1); }),
+              testing::HasSubstr("only int64 parameters have a range"));
+  EXPECT_THAT(message([&] { p.set_range("n", 5, 4); }), testing::HasSubstr("[5, 4] is empty"));
+  EXPECT_THAT(message([&] { p.set_range("m", 0, 1); }),
+              testing::HasSubstr("no parameter named 'm'"));
+  p.set_range("n", std::nullopt, std::nullopt);
+  EXPECT_EQ(p.bind({{"n", -1}, {"gain", 2.0}}).at("n").i, -1);
 }
 
 } // namespace

@@ -111,6 +111,8 @@ inline void expect_same_pipeline(const Pipeline& a, const Pipeline& b) {
     EXPECT_EQ(p.name, q.name);
     EXPECT_EQ(p.type, q.type) << p.name;
     EXPECT_EQ(p.has_default, q.has_default) << p.name;
+    EXPECT_EQ(p.min, q.min) << p.name;
+    EXPECT_EQ(p.max, q.max) << p.name;
     if (!p.has_default || !q.has_default) continue;
     EXPECT_EQ(p.default_value.is_float, q.default_value.is_float) << p.name;
     if (p.type == ScalarType::Int64) {

@@ -282,6 +282,32 @@ TEST(TextForm, PrintsParamDefaultsCasesAndReductions) {
   EXPECT_THAT(to_text(keyword_names()), HasSubstr("pipeline \"local-laplacian \\\"v2\\\"\"\n"));
 }
 
+TEST(TextForm, ParameterRangesRoundTrip) {
+  const Pipeline p = parse_pipeline("pipeline ranged\n"
+                                    "param lo: int64 >= -3 = 0\n"
+                                    "param n: int64 >= 1 <= 64 = 3\n"
+                                    "param top: int64 <= 10\n"
+                                    "stage f(x): int32 on [lo, n + top] = x\n"
+                                    "output f\n");
+  const std::string text = to_text(p);
+  EXPECT_THAT(text, HasSubstr("param lo: int64 >= -3 = 0\n"));
+  EXPECT_THAT(text, HasSubstr("param n: int64 >= 1 <= 64 = 3\n"));
+  EXPECT_THAT(text, HasSubstr("param top: int64 <= 10\n"));
+  expect_text_round_trip(p);
+  EXPECT_THAT(
+      [] {
+        parse_pipeline("param n: int64 >= 5 = 3\nstage f(x): int32 on [0, n] = x\n"
+                       "output f\n");
+      },
+      testing::ThrowsMessage<Error>(HasSubstr("has the default 3, outside its range n >= 5")));
+  EXPECT_THAT(
+      [] {
+        parse_pipeline("param n: int64 >= x\nstage f(x): int32 on [0, n] = x\n"
+                       "output f\n");
+      },
+      testing::ThrowsMessage<Error>(HasSubstr("expected an integer after '>='")));
+}
+
 TEST(TextForm, RoundTripsBlur) { expect_text_round_trip(blur()); }
 TEST(TextForm, RoundTripsUnsharpWithFloatParams) { expect_text_round_trip(unsharp()); }
 TEST(TextForm, RoundTripsHarrisWithCases) { expect_text_round_trip(harris()); }

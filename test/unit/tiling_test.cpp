@@ -5,6 +5,7 @@
 #include "lower/loop_ir.h"
 #include "plan/footprint.h"
 #include "support/lowering.h"
+#include "support/sample_pipelines.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 
@@ -331,6 +332,24 @@ TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
   ASSERT_EQ(a.stages.size(), b.stages.size());
   for (std::size_t i = 0; i < a.stages.size(); ++i)
     EXPECT_EQ(a.stages[i].scratchpad_extents, b.stages[i].scratchpad_extents);
+}
+
+// A stage with multigrid's boundary cases (x == 0, the interior [1, n],
+// x == n + 1): with n >= 1 declared, their boundaries are ordered for every n
+// and partition_cases leaves no select, naive or tiled; without the range
+// (n = -1 would make 1 > n + 1) the unordered case keeps its box test.
+TEST(PartitionCases, DeclaredRangesOrderTheCases) {
+  for (const bool ranged : {false, true}) {
+    const Pipeline p = testing_support::boundary_cases(ranged);
+    Schedule tiled;
+    tiled.groups = {GroupSchedule{}};
+    tiled.groups[0].stages = {"g", "h"};
+    tiled.groups[0].tile_sizes = {4, 8};
+    for (const Schedule& s : {Schedule::naive(p), tiled}) {
+      const std::string ir = testing_support::lowered_text(p, s);
+      EXPECT_EQ(ir.find("select(") == std::string::npos, ranged) << ir;
+    }
+  }
 }
 
 // Every pass of lowering prints its loop IR for every app under its
