@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 namespace trapeze {
@@ -332,6 +334,128 @@ TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
   ASSERT_EQ(a.stages.size(), b.stages.size());
   for (std::size_t i = 0; i < a.stages.size(); ++i)
     EXPECT_EQ(a.stages[i].scratchpad_extents, b.stages[i].scratchpad_extents);
+}
+
+// ---------------------------------------------------------------- footprints
+
+// The per-tile extents (scratchpad sizes) of the stages of a fused group,
+// by stage name, at the app's default size.
+std::map<std::string, std::vector<std::int64_t>>
+group_extents(const std::string& app_name, const std::vector<std::string>& group,
+              const std::vector<std::int64_t>& tiles,
+              const std::map<std::string, Storage>& storage = {}) {
+  const apps::App& app = apps::find_app(app_name);
+  const Pipeline p = app.build();
+  Schedule s = Schedule::naive(p);
+  s.groups.erase(std::remove_if(s.groups.begin(), s.groups.end(),
+                                [&](const GroupSchedule& g) {
+                                  return std::find(group.begin(), group.end(), g.stages[0]) !=
+                                         group.end();
+                                }),
+                 s.groups.end());
+  GroupSchedule fused;
+  fused.stages = group;
+  fused.tile_sizes = tiles;
+  s.groups.insert(s.groups.begin(), fused);
+  s.storage = storage;
+  const plan::GroupFootprint f = footprint(p, s, 0, p.bind(app.default_size));
+  std::map<std::string, std::vector<std::int64_t>> out;
+  for (const plan::StageFootprint& stage : f.stages)
+    out[stage.stage] = stage.scratchpad_extents;
+  return out;
+}
+
+using Extents = std::vector<std::int64_t>;
+
+// Paper 000, table 7 (unsharp mask, tiles 8 x 512, "our work"): blurx
+// 3x8x516, blury and sharpen 3x8x512. Our unsharp is PolyMage's (blurx along
+// x, blury along y, 5 taps each), so the footprints are the paper's.
+TEST(PaperFootprints, UnsharpMatchesTable7) {
+  const auto e = group_extents("unsharp", {"blurx", "blury", "sharpen", "mask"}, {3, 8, 512},
+                               {{"sharpen", Storage::Scratchpad}});
+  EXPECT_EQ(e.at("blurx"), (Extents{3, 8, 516}));
+  EXPECT_EQ(e.at("blury"), (Extents{3, 8, 512}));
+  EXPECT_EQ(e.at("sharpen"), (Extents{3, 8, 512}));
+}
+
+// Paper 000, table 5 (multiscale interpolation, "tile size 32x128"; our
+// work): i_L0 4x33x129, Ux_i_L0 4x33x66, i_L1 4x18x66, Ux_i_L1 4x18x35,
+// i_L2 4x11x35, Ux_i_L2 4x11x20, i_L3 4x7x20, Ux_i_L3 4x7x10. The paper's
+// tile of "32 x 128" spans 33 x 129 points (its i_L0, the live-out, is
+// 33 x 129): with tiles of 33 x 129 the three finest stages equal the table.
+// Below them ours are one tighter per level: Ux_i_L1 reads i_L2 at
+// floor((x+1)/2) and floor((x+2)/2) for 18 consecutive x, which is 10 rows
+// wherever the 18 start, where the table has 11 (and so on down).
+TEST(PaperFootprints, InterpolateMatchesTable5) {
+  const std::vector<std::string> group = {
+      "Ux_interpolated_L3", "interpolated_L3", "Ux_interpolated_L2", "interpolated_L2",
+      "Ux_interpolated_L1", "interpolated_L1", "Ux_interpolated_L0", "interpolated_L0"};
+  const auto paper = group_extents("interpolate", group, {4, 33, 129});
+  EXPECT_EQ(paper.at("interpolated_L0"), (Extents{4, 33, 129}));
+  EXPECT_EQ(paper.at("Ux_interpolated_L0"), (Extents{4, 33, 66}));
+  EXPECT_EQ(paper.at("interpolated_L1"), (Extents{4, 18, 66}));
+  EXPECT_EQ(paper.at("Ux_interpolated_L1"), (Extents{4, 18, 34}));
+  EXPECT_EQ(paper.at("interpolated_L2"), (Extents{4, 10, 34}));
+  EXPECT_EQ(paper.at("Ux_interpolated_L2"), (Extents{4, 10, 18}));
+  EXPECT_EQ(paper.at("interpolated_L3"), (Extents{4, 6, 18}));
+  EXPECT_EQ(paper.at("Ux_interpolated_L3"), (Extents{4, 6, 10}));
+  const auto ours = group_extents("interpolate", group, {4, 32, 128});
+  EXPECT_EQ(ours.at("interpolated_L0"), (Extents{4, 32, 128}));
+  EXPECT_EQ(ours.at("Ux_interpolated_L0"), (Extents{4, 32, 65}));
+  EXPECT_EQ(ours.at("interpolated_L1"), (Extents{4, 17, 65}));
+  EXPECT_EQ(ours.at("Ux_interpolated_L3"), (Extents{4, 6, 10}));
+}
+
+// Paper 000, table 6 (pyramid blending, tiles 16 x 256, our work), for its
+// group of levels 2 and 3: Ux_2_img 3x16x66, Uy_2_img and Res_2 3x16x128
+// equal the table. Two differences in the definitions change the others: our
+// down-sampling has 5 taps (2x-2 .. 2x+2, benchmarks.md), PolyMage's 4, so
+// Dx_2_mask needs 2*(11-1)+5 = 25 rows where the table has 22 = 2*(10-1)+4;
+// and our tiles start at the live-outs' first row (7, odd), so 16 rows of
+// Ux_2 read G_3 at floor(x/2)-1 .. floor(x/2)+1 = 11 rows where tiles
+// starting at an even row read 10 (Dx_3, Dy_3 and Res_3: 11 rows, not 10).
+TEST(PaperFootprints, PyramidBlendDiffersFromTable6AsItsDefinitionDoes) {
+  const auto e = group_extents("pyramid_blend",
+                               {"Dx_3_img1", "Dx_3_img2", "Dy_3_img1", "Dy_3_img2", "Col_2_x",
+                                "Dx_3_mask", "Dy_3_mask", "Ux_2_img1", "Ux_2_img2", "Dx_2_mask",
+                                "Dy_2_mask", "Uy_2_img1", "Uy_2_img2", "Res_3", "Res_2"},
+                               {3, 16, 256});
+  EXPECT_EQ(e.at("Ux_2_img1"), (Extents{3, 16, 66}));
+  EXPECT_EQ(e.at("Uy_2_img2"), (Extents{3, 16, 128}));
+  EXPECT_EQ(e.at("Res_2"), (Extents{3, 16, 128}));
+  EXPECT_EQ(e.at("Dx_2_mask"), (Extents{25, 265}));
+  EXPECT_EQ(e.at("Dy_2_mask"), (Extents{25, 131}));
+  EXPECT_EQ(e.at("Dx_3_img1"), (Extents{3, 11, 135}));
+  EXPECT_EQ(e.at("Res_3"), (Extents{3, 11, 64}));
+}
+
+// A three-level 2x pyramid, D_l(x, y) = D_l-1(2x - 1 .. 2x + 1, y): in tiles
+// of 16 x 8 (finest points) D3 holds 2 x 8 points of a tile, so D2 needs rows
+// [2*(2k) - 1, 2*(2k+1) + 1]: 5, D1 2*5+1 = 11, A 2*11+1 = 23, exactly; the
+// consumer's region is snapped to its own points before widening, so no
+// level adds slack.
+TEST(TileRegions, ThreeLevelPyramidFootprintsAreExact) {
+  Param N("N"), M("M");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {8 * N + 8, M});
+  Func A("A", ScalarType::Float32, {x, y}, {{0, 8 * N + 7}, {0, M - 1}});
+  A.define(img(x, y) * 2.0f);
+  Func D1("D1", ScalarType::Float32, {x, y}, {{1, 4 * N + 2}, {0, M - 1}});
+  D1.define(A(2 * x - 1, y) + A(2 * x, y) + A(2 * x + 1, y));
+  Func D2("D2", ScalarType::Float32, {x, y}, {{1, 2 * N}, {0, M - 1}});
+  D2.define(D1(2 * x - 1, y) + D1(2 * x, y) + D1(2 * x + 1, y));
+  Func D3("D3", ScalarType::Float32, {x, y}, {{1, N - 1}, {0, M - 1}});
+  D3.define(D2(2 * x - 1, y) + D2(2 * x, y) + D2(2 * x + 1, y));
+  const Pipeline p({D3}, "pyramid");
+  GroupSchedule g;
+  g.stages = {"A", "D1", "D2", "D3"};
+  g.tile_sizes = {16, 8};
+  const plan::GroupFootprint f = footprint(p, one_group(g), 0, {{"N", 64}, {"M", 40}});
+  ASSERT_EQ(f.stages.size(), 4u);
+  EXPECT_EQ(f.stages[3].scratchpad_extents, (Extents{2, 8}));  // D3
+  EXPECT_EQ(f.stages[2].scratchpad_extents, (Extents{5, 8}));  // D2
+  EXPECT_EQ(f.stages[1].scratchpad_extents, (Extents{11, 8})); // D1
+  EXPECT_EQ(f.stages[0].scratchpad_extents, (Extents{23, 8})); // A
 }
 
 // A stage with multigrid's boundary cases (x == 0, the interior [1, n],
