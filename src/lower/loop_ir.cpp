@@ -117,7 +117,8 @@ Stmt Comment::make(std::string text) {
 
 Stmt Produce::make(ir::FunctionPtr stage, std::string buffer, std::vector<Interval> box,
                    std::vector<ProduceCase> cases, Expr otherwise,
-                   std::optional<ir::Reduction> reduction, ProduceLoops loops) {
+                   std::optional<ir::Reduction> reduction, ProduceLoops loops,
+                   std::optional<ProduceParity> parity) {
   TRAPEZE_ASSERT(stage && !buffer.empty(), "a Produce without a stage or a buffer");
   TRAPEZE_ASSERT(box.empty() || static_cast<int>(box.size()) == stage->dimensions(),
                  "a Produce box of the wrong rank for " + stage->describe());
@@ -126,9 +127,14 @@ Stmt Produce::make(ir::FunctionPtr stage, std::string buffer, std::vector<Interv
   for (const ProduceCase& c : cases)
     TRAPEZE_ASSERT(static_cast<int>(c.box.size()) == stage->dimensions() && c.value.defined(),
                    "a malformed case of " + stage->describe());
+  TRAPEZE_ASSERT(!parity || (parity->dim >= 0 && parity->dim < stage->dimensions() &&
+                             parity->factor >= 2 &&
+                             static_cast<std::int64_t>(parity->values.size()) == parity->factor &&
+                             cases.empty() && !reduction),
+                 "a malformed parity split of " + stage->describe());
   return Stmt(std::make_shared<const Produce>(std::move(stage), std::move(buffer), std::move(box),
                                               std::move(cases), std::move(otherwise),
-                                              std::move(reduction), loops));
+                                              std::move(reduction), loops, std::move(parity)));
 }
 
 Stmt Produce::of_definition(const ir::FunctionPtr& stage, std::string buffer,
@@ -206,6 +212,9 @@ void StmtVisitor::visit_node(const Produce* n, const Stmt&) {
     visit_expr(c.value);
   }
   if (n->otherwise.defined()) visit_expr(n->otherwise);
+  if (n->parity)
+    for (const Expr& v : n->parity->values)
+      visit_expr(v);
   if (n->reduction) {
     for (const Interval& range : n->reduction->rdom) {
       visit_expr(range.lo);
@@ -320,9 +329,13 @@ Stmt StmtMutator::mutate_node(const Produce* n, const Stmt& self) {
       u.value = fn(u.value);
     }
   }
+  std::optional<ProduceParity> parity = n->parity;
+  if (parity)
+    for (Expr& v : parity->values)
+      v = fn(v);
   if (!changed) return self;
   return Produce::make(n->stage, n->buffer, std::move(box), std::move(cases), otherwise,
-                       std::move(reduction), n->loops);
+                       std::move(reduction), n->loops, std::move(parity));
 }
 
 // ---------------------------------------------------------------- printer
@@ -436,6 +449,13 @@ protected:
              expr_text(u.value));
     } else {
       line((n->cases.empty() ? "value: " : "default: ") + expr_text(n->otherwise));
+    }
+    if (n->parity) {
+      const std::string& v = n->stage->vars()[static_cast<std::size_t>(n->parity->dim)];
+      line("by " + std::to_string(n->parity->factor) + " along " + v + " (" + v + " = " +
+           std::to_string(n->parity->factor) + " * " + n->parity->coarse + " + r):");
+      for (std::size_t r = 0; r < n->parity->values.size(); ++r)
+        line("  r = " + std::to_string(r) + ": " + expr_text(n->parity->values[r]));
     }
     --depth_;
   }

@@ -193,6 +193,18 @@ struct ProduceLoops {
   bool vectorize = false; ///< the innermost loop is marked for vectorization
 };
 
+/// A Produce computed `factor` points at a time along its dimension `dim`
+/// (partition_parity): for each coarse index c, the points v = factor * c + r
+/// (r = 0 .. factor - 1) of its box store values[r], which are written with
+/// the int32 variable `coarse` (c) in place of v and folded, so that no test
+/// of v % factor and no division v / factor is left in them.
+struct ProduceParity {
+  int dim = -1;
+  std::int64_t factor = 1;
+  std::string coarse;
+  std::vector<Expr> values;
+};
+
 /// Computes `stage` at the points of `box` (one inclusive interval per stage
 /// dimension; empty until the group's regions are known) into `buffer`. A
 /// point takes the value of the first case that holds there, else
@@ -202,14 +214,16 @@ struct Produce final : StmtNode {
   static constexpr StmtKind node_kind = StmtKind::Produce;
   static Stmt make(ir::FunctionPtr stage, std::string buffer, std::vector<Interval> box,
                    std::vector<ProduceCase> cases, Expr otherwise,
-                   std::optional<ir::Reduction> reduction, ProduceLoops loops);
+                   std::optional<ir::Reduction> reduction, ProduceLoops loops,
+                   std::optional<ProduceParity> parity = std::nullopt);
   /// The stage's own definition (cases split into boxes and residuals).
   static Stmt of_definition(const ir::FunctionPtr& stage, std::string buffer,
                             std::vector<Interval> box, ProduceLoops loops);
   Produce(ir::FunctionPtr f, std::string b, std::vector<Interval> bx, std::vector<ProduceCase> c,
-          Expr o, std::optional<ir::Reduction> r, ProduceLoops l)
+          Expr o, std::optional<ir::Reduction> r, ProduceLoops l, std::optional<ProduceParity> p)
       : StmtNode(node_kind), stage(std::move(f)), buffer(std::move(b)), box(std::move(bx)),
-        cases(std::move(c)), otherwise(std::move(o)), reduction(std::move(r)), loops(l) {}
+        cases(std::move(c)), otherwise(std::move(o)), reduction(std::move(r)), loops(l),
+        parity(std::move(p)) {}
   const ir::FunctionPtr stage;
   const std::string buffer;
   const std::vector<Interval> box;
@@ -217,6 +231,8 @@ struct Produce final : StmtNode {
   const Expr otherwise;
   const std::optional<ir::Reduction> reduction;
   const ProduceLoops loops;
+  /// Set by partition_parity; `otherwise` stays the value at any point.
+  const std::optional<ProduceParity> parity;
 };
 
 /// The expression that reads a LetStmt's variable of this type.

@@ -42,6 +42,8 @@ const std::vector<Pass>& passes() {
       {"inline_stages", inline_stages},
       // Needs the final boxes and the inlined values.
       {"partition_cases", partition_cases},
+      // After partition_cases: parity tests are what its pieces leave.
+      {"partition_parity", partition_parity},
       {"stage_loops", stage_loops},
       // Compares loop nests, so it runs once they exist.
       {"intra_tile_fusion", intra_tile_fusion},

@@ -81,12 +81,12 @@ std::size_t stage_index(const plan::GroupPlan& group, const ir::Function& stage)
 
 Stmt with_box(const Produce& p, std::vector<Interval> box) {
   return Produce::make(p.stage, p.buffer, std::move(box), p.cases, p.otherwise, p.reduction,
-                       p.loops);
+                       p.loops, p.parity);
 }
 
 Stmt with_buffer(const Produce& p, std::string buffer) {
   return Produce::make(p.stage, std::move(buffer), p.box, p.cases, p.otherwise, p.reduction,
-                       p.loops);
+                       p.loops, p.parity);
 }
 
 std::vector<std::vector<Interval>> stage_boxes(const GroupState& g, LoweringState& state,

@@ -1,6 +1,8 @@
 // Produces into loop nests (passes.h).
 #include "ir/ir_operators.h"
+#include "lower/fold.h"
 #include "lower/passes.h"
+#include "trapeze/ir_visitor.h"
 
 #include <functional>
 
@@ -17,7 +19,7 @@ public:
 
   Stmt run() const {
     if (p_.reduction) return reduction(*p_.reduction);
-    return nest(0, p_.otherwise, !p_.loops.parallel);
+    return nest(0, p_.otherwise, !p_.loops.parallel, false);
   }
 
 private:
@@ -31,20 +33,24 @@ private:
     return index;
   }
 
-  // A dimension that an enclosing loop (of partition_cases) already runs:
-  // its box is [v, v] for the stage's own variable v.
-  bool looped_outside(int d) const {
+  // A dimension with one point, [e, e]: no loop of its own. partition_cases
+  // gives [v, v] for the variable v of an enclosing loop; partition_parity
+  // gives [k * c + r, k * c + r].
+  bool single_point(int d) const {
     const Interval& range = p_.box[static_cast<std::size_t>(d)];
-    const auto* lo = range.lo.as<VarRef>();
-    const auto* hi = range.hi.as<VarRef>();
-    return lo && hi && lo->name == var_name(d) && hi->name == var_name(d);
+    return ir::to_string(range.lo) == ir::to_string(range.hi);
+  }
+  bool looped_outside(int d) const {
+    const auto* v = p_.box[static_cast<std::size_t>(d)].lo.as<VarRef>();
+    return single_point(d) && v && v->name == var_name(d);
   }
 
-  // The loop over dimension d. The outermost loop that has more than one
-  // iteration is parallel (a single channel hands parallelism to the loop
-  // below it); the innermost one is vectorized.
+  // The loop over dimension d (its variable, or `var` when given). The
+  // outermost loop that has more than one iteration is parallel (a single
+  // channel hands parallelism to the loop below it); the innermost one is
+  // vectorized.
   Stmt loop(int d, const Expr& lo, const Expr& hi, bool parallel_above,
-            const std::function<Stmt(bool)>& body_of) const {
+            const std::function<Stmt(bool)>& body_of, const std::string& var = {}) const {
     const bool inner = d == dims() - 1;
     const auto span = prover_.constant_difference(lo, hi);
     // An innermost loop is parallel only in a one-dimensional stage: a single
@@ -62,16 +68,68 @@ private:
       // A few channels: share the rows below them between the threads too.
       if (span && d + 2 < dims() && body.as<For>()) collapse = 2;
     }
-    return For::make(var_name(d), lo, hi, kind, std::move(body), collapse);
+    return For::make(var.empty() ? var_name(d) : var, lo, hi, kind, std::move(body), collapse);
   }
 
-  // A nest over dimensions d.. of the box storing `value`.
-  Stmt nest(int d, const Expr& value, bool parallel_above) const {
-    if (d == dims()) return Store::make(p_.buffer, point(), value);
-    if (looped_outside(d)) return nest(d + 1, value, parallel_above);
+  // A nest over dimensions d.. of the box storing `value`; `by_parity`: inside
+  // the coarse loop of the parity split, where the bottom stores each residue.
+  Stmt nest(int d, const Expr& value, bool parallel_above, bool by_parity) const {
+    if (d == dims()) return by_parity ? residue_stores() : Store::make(p_.buffer, point(), value);
+    if (looped_outside(d)) return nest(d + 1, value, parallel_above, by_parity);
+    if (single_point(d)) { // the variable's value, for the store
+      const Expr& at = p_.box[static_cast<std::size_t>(d)].lo;
+      return LetStmt::make(var_name(d),
+                           at.type() == ScalarType::Int32 ? at : Cast::make(ScalarType::Int32, at),
+                           nest(d + 1, value, parallel_above, by_parity));
+    }
     const Interval& range = p_.box[static_cast<std::size_t>(d)];
-    return loop(d, prover_.simplify(range.lo), prover_.simplify(range.hi), parallel_above,
-                [&](bool parallel) { return nest(d + 1, value, parallel); });
+    const Expr lo = prover_.simplify(range.lo), hi = prover_.simplify(range.hi);
+    if (p_.parity && p_.parity->dim == d) return parity_split(d, lo, hi, value, parallel_above);
+    return loop(d, lo, hi, parallel_above,
+                [&](bool parallel) { return nest(d + 1, value, parallel, by_parity); });
+  }
+
+  // Dimension d in groups of k points: the box's points before the first
+  // multiple of k, the whole groups (coarse index c, points k*c .. k*c+k-1),
+  // and the points after the last whole group. The first and last parts have
+  // fewer than k points and are never parallel.
+  Stmt parity_split(int d, const Expr& lo, const Expr& hi, const Expr& value,
+                    bool parallel_above) const {
+    const ProduceParity& parity = *p_.parity;
+    const std::int64_t k = parity.factor;
+    const auto bound = [&](const Expr& e) { return prover_.simplify(fold(e)); };
+    const Expr end = bound(plus(hi, 1));
+    const Expr first = bound(floor_div(plus(lo, k - 1), k)); // first whole group
+    const Expr last = bound(plus(floor_div(end, k), -1));    // last whole group
+    const Expr main_lo = bound(times(k, first));             // its first point
+    const Expr main_end = bound(max_of(times(k, plus(last, 1)), main_lo));
+    const Expr before_end = bound(min_of(main_lo, end));
+    const auto part = [&](const Expr& from, const Expr& to) {
+      if (prover_.prove_le(to, from)) return Stmt(); // provably no point
+      return loop(d, from, prover_.simplify(plus(to, -1)), true,
+                  [&](bool) { return nest(d + 1, value, parallel_above, false); });
+    };
+    return Block::make(
+        {part(lo, before_end),
+         loop(
+             d, first, last, parallel_above,
+             [&](bool parallel) { return nest(d + 1, value, parallel, true); }, parity.coarse),
+         part(prover_.simplify(max_of(main_end, before_end)), end)});
+  }
+
+  // The stores of one group of the parity split: point k*c + r holds values[r].
+  Stmt residue_stores() const {
+    const ProduceParity& parity = *p_.parity;
+    const Expr coarse = VarRef::make(parity.coarse);
+    std::vector<Stmt> stores;
+    for (std::int64_t r = 0; r < parity.factor; ++r) {
+      std::vector<Expr> index = point();
+      const Expr group = Binary::make(BinaryOp::Mul, Expr(static_cast<int>(parity.factor)), coarse);
+      index[static_cast<std::size_t>(parity.dim)] =
+          r == 0 ? group : Binary::make(BinaryOp::Add, group, Expr(static_cast<int>(r)));
+      stores.push_back(Store::make(p_.buffer, index, parity.values[static_cast<std::size_t>(r)]));
+    }
+    return Block::make(std::move(stores));
   }
 
   std::string let_name(const std::string& base) const {
@@ -117,7 +175,7 @@ private:
     for (std::size_t k = 0; k < r.rvars.size(); ++k)
       rdom += (k ? ", " : "") + r.rvars[k] + " in [" + expr_text(r.rdom[k].lo) + ", " +
               expr_text(r.rdom[k].hi) + "]";
-    return Block::make({Comment::make("initialization"), nest(0, r.init, !p_.loops.parallel),
+    return Block::make({Comment::make("initialization"), nest(0, r.init, !p_.loops.parallel, false),
                         Comment::make("updates in order, serial" +
                                       (rdom.empty() ? std::string() : " over " + rdom)),
                         body});

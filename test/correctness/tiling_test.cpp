@@ -364,6 +364,40 @@ TEST(PartitionCases, MatchInterpreterWithAndWithoutRanges) {
   }
 }
 
+// partition_parity: up-sampling and interleaving with odd starts, naive and
+// tiled in every shape, bounds-checked, against the interpreter at sizes
+// where the whole groups of two are many, one or none.
+TEST(PartitionParity, MatchInterpreter) {
+  const Pipeline p = testing_support::parity_sampling();
+  CompileOptions checked;
+  checked.bounds_check = true;
+  std::vector<Schedule> schedules = {Schedule::naive(p)};
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    Schedule s;
+    s.groups = {GroupSchedule{}};
+    s.groups[0].stages = {"a", "up", "mix", "even"};
+    s.groups[0].tile_sizes = {5, 7};
+    s.groups[0].shape = shape;
+    s.storage["up"] = Storage::Inlined;
+    schedules.push_back(s);
+  }
+  for (const Schedule& s : schedules) {
+    const CompiledPipeline compiled = compile(p, s, checked);
+    for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{9, 13}, {1, 1}, {2, 1}}) {
+      const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+      Buffer img(ScalarType::Float32, {n + 2, m + 2});
+      for (std::int64_t i = 0; i < img.size(); ++i)
+        img.set_from_double(i, static_cast<double>((i * 7) % 10) / 4.0);
+      const BufferMap inputs = {{"img", img}};
+      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("even"),
+                                            compiled.run(bound, inputs, 2).at("even"), 0);
+      EXPECT_FALSE(mismatch.has_value())
+          << "N=" << n << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
+          << compiled.source();
+    }
+  }
+}
+
 // Stages lacking a dimension of their group's common space: gray (x, y)
 // reads rgb (c, x, y) at the fixed channels 0..2, out (c, x, y) reads gray
 // whatever its channel, and gray and edge (x, y) are outputs too. Tiled

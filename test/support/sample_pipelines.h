@@ -38,4 +38,23 @@ inline Pipeline boundary_cases(bool ranged) {
   return p;
 }
 
+/// Up-sampling and interleaving of the kinds partition_parity handles, over
+/// domains that start at odd points: `up` reads `a` at (x + 1) / 2 and
+/// (x + 2) / 2 along x (an outer dimension), `mix` selects on y % 2 (the
+/// innermost) and reads at y / 2, `even` has a case on x % 2 == 0 (a residual).
+inline Pipeline parity_sampling() {
+  Param N("N"), M("M");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N + 2, M + 2});
+  Func a("a", ScalarType::Float32, {x, y}, {{0, N + 1}, {0, M + 1}});
+  a.define(img(x, y) * 3.0f);
+  Func up("up", ScalarType::Float32, {x, y}, {{1, 2 * N - 1}, {0, M + 1}});
+  up.define(a((x + 1) / 2, y) + a((x + 2) / 2, y) * 0.5f);
+  Func mix("mix", ScalarType::Float32, {x, y}, {{1, 2 * N - 1}, {1, 2 * M + 1}});
+  mix.define(select(y % 2 == 0, up(x, y / 2), up(x, y / 2) * 2.0f - up(x, (y + 1) / 2)));
+  Func even("even", ScalarType::Float32, {x, y}, {{1, 2 * N - 1}, {1, 2 * M + 1}});
+  even.define({Case(x >= 2 && x % 2 == 0, mix(x, y) + a(x / 2, y / 2))}, mix(x, y) * 0.25f);
+  return Pipeline({even}, "parity_sampling");
+}
+
 } // namespace trapeze::testing_support

@@ -476,6 +476,43 @@ TEST(PartitionCases, DeclaredRangesOrderTheCases) {
   }
 }
 
+// partition_parity: every stage of parity_sampling runs its whole groups of
+// two points as a coarse loop whose stores fix the parity: no % 2 and no / 2
+// of the split variable is left in them, naive and tiled.
+TEST(PartitionParity, CoarseLoopsStoreEachResidueWithoutTests) {
+  const Pipeline p = testing_support::parity_sampling();
+  Schedule tiled;
+  tiled.groups = {GroupSchedule{}};
+  tiled.groups[0].stages = {"a", "up", "mix", "even"};
+  tiled.groups[0].tile_sizes = {6, 10};
+  for (const Schedule& s : {Schedule::naive(p), tiled}) {
+    const std::string ir = testing_support::lowered_text(p, s);
+    for (const char* coarse : {"x_coarse", "y_coarse"})
+      EXPECT_THAT(ir, HasSubstr(coarse));
+    // The bodies of the coarse loops (lines indented below their header).
+    std::istringstream lines(ir);
+    int stores = 0;
+    std::string split;     // the variable of the coarse loop being read
+    std::size_t depth = 0; // its header's indentation
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t indent = line.find_first_not_of(' ');
+      if (!split.empty() && indent <= depth) split.clear();
+      if (const std::size_t at = line.find("_coarse");
+          at != std::string::npos && line.find(" for ") != std::string::npos) {
+        split = line.substr(at - 1, 1); // "x" or "y"
+        depth = indent;
+        continue;
+      }
+      if (split.empty() || line.find(") = ") == std::string::npos) continue;
+      ++stores;
+      const std::string value = line.substr(line.find(") = "));
+      EXPECT_THAT(value, testing::Not(HasSubstr(split + " % 2"))) << line;
+      EXPECT_THAT(value, testing::Not(HasSubstr(split + " / 2"))) << line;
+    }
+    EXPECT_GE(stores, 6);
+  }
+}
+
 // Every pass of lowering prints its loop IR for every app under its
 // hand-written schedule; Produces exist until stage_loops and never after.
 TEST(LoweringPasses, EveryPassPrintsForEveryApp) {
