@@ -2,9 +2,12 @@
 #include "ir/ir_operators.h"
 #include "lower/fold.h"
 #include "lower/passes.h"
+#include "lower/reduction_parallelism.h"
 #include "trapeze/ir_visitor.h"
 
 #include <functional>
+#include <limits>
+#include <memory>
 
 namespace trapeze::lower {
 
@@ -139,46 +142,168 @@ private:
     return name;
   }
 
-  // An initialization nest over the box, then the updates in order over the
-  // whole reduction domain, serial.
-  Stmt reduction(const Reduction& r) const {
-    std::vector<Stmt> updates;
-    for (const ReductionUpdate& u : r.updates) {
-      // Clamp the target into the domain (function.h), once per update.
-      std::vector<std::pair<std::string, Expr>> targets;
-      std::vector<Expr> index;
-      for (int d = 0; d < dims(); ++d) {
-        const Interval& range = p_.box[static_cast<std::size_t>(d)];
-        const std::string name = let_name(var_name(d));
-        targets.emplace_back(name, min_of(max_of(as_i64(u.target[static_cast<std::size_t>(d)]),
-                                                 prover_.simplify(range.lo)),
-                                          prover_.simplify(range.hi)));
-        index.push_back(let_ref(name, ScalarType::Int64));
-      }
-      const Expr old = Access::make(p_.stage, index);
-      Expr combined;
-      switch (u.op) {
-      case ReduceOp::Sum: combined = add(old, u.value); break;
-      case ReduceOp::Min: combined = min_of(old, u.value); break;
-      case ReduceOp::Max: combined = max_of(old, u.value); break;
-      }
-      Stmt s = Store::make(p_.buffer, index, Cast::make(p_.stage->type(), combined));
-      for (auto it = targets.rbegin(); it != targets.rend(); ++it)
-        s = LetStmt::make(it->first, it->second, s);
-      updates.push_back(s);
+  // The stores of one update into `buffer` at the clamped target (function.h:
+  // a target is clamped into the domain, here the box), with `prefix` indices
+  // in front (a partial result's chunk). `at` reads the buffer's old value.
+  Stmt update(const ReductionUpdate& u, const std::string& buffer, const std::vector<Expr>& prefix,
+              const std::function<Expr(const std::vector<Expr>&)>& at) const {
+    std::vector<std::pair<std::string, Expr>> targets;
+    std::vector<Expr> index;
+    for (int d = 0; d < dims(); ++d) {
+      const Interval& range = p_.box[static_cast<std::size_t>(d)];
+      const std::string name = let_name(var_name(d));
+      targets.emplace_back(name, min_of(max_of(as_i64(u.target[static_cast<std::size_t>(d)]),
+                                               prover_.simplify(range.lo)),
+                                        prover_.simplify(range.hi)));
+      index.push_back(let_ref(name, ScalarType::Int64));
     }
-    Stmt body = Block::make(std::move(updates));
-    for (std::size_t k = r.rvars.size(); k-- > 0;)
-      body = For::make(r.rvars[k], prover_.simplify(r.rdom[k].lo), prover_.simplify(r.rdom[k].hi),
-                       ForKind::Serial, body);
+    std::vector<Expr> stored = prefix;
+    stored.insert(stored.end(), index.begin(), index.end());
+    Stmt s = Store::make(buffer, stored,
+                         Cast::make(p_.stage->type(), combine(u.op, at(index), u.value)));
+    for (auto it = targets.rbegin(); it != targets.rend(); ++it)
+      s = LetStmt::make(it->first, it->second, s);
+    return s;
+  }
+
+  static Expr combine(ReduceOp op, const Expr& old, const Expr& value) {
+    switch (op) {
+    case ReduceOp::Sum: return add(old, value);
+    case ReduceOp::Min: return min_of(old, value);
+    case ReduceOp::Max: return max_of(old, value);
+    }
+    TRAPEZE_ASSERT(false, "unknown ReduceOp");
+  }
+
+  // The value `op` leaves unchanged: 0, the type's largest or its lowest.
+  Expr identity(ReduceOp op) const {
+    const ScalarType t = p_.stage->type();
+    if (op == ReduceOp::Sum) return is_float(t) ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
+    const bool largest = op == ReduceOp::Min;
+    if (is_float(t))
+      return FloatConst::make(t, largest ? std::numeric_limits<double>::infinity()
+                                         : -std::numeric_limits<double>::infinity());
+    const int bits = 8 * byte_size(t);
+    if (t == ScalarType::Bool) return IntConst::make(t, largest ? 1 : 0);
+    if (bits == 64)
+      return IntConst::make(t, largest ? std::numeric_limits<std::int64_t>::max()
+                                       : std::numeric_limits<std::int64_t>::min());
+    if (is_unsigned(t)) return IntConst::make(t, largest ? (std::int64_t{1} << bits) - 1 : 0);
+    return IntConst::make(t, largest ? (std::int64_t{1} << (bits - 1)) - 1
+                                     : -(std::int64_t{1} << (bits - 1)));
+  }
+
+  // A plain nest over the box's dimensions around `body` (loops named after
+  // the stage's variables; the outermost parallel if asked, the innermost
+  // vectorized).
+  Stmt box_nest(const Stmt& body, bool parallel) const {
+    Stmt s = body;
+    for (int d = dims(); d-- > 0;) {
+      const Interval& range = p_.box[static_cast<std::size_t>(d)];
+      const ForKind kind = d == 0 && parallel                      ? ForKind::Parallel
+                           : d == dims() - 1 && p_.loops.vectorize ? ForKind::Vectorized
+                                                                   : ForKind::Serial;
+      s = For::make(var_name(d), prover_.simplify(range.lo), prover_.simplify(range.hi), kind, s);
+    }
+    return s;
+  }
+
+  // The loops of the reduction variables around `body`, the outermost of
+  // kind `outer` over [`first`, `last`] (its whole range when undefined).
+  Stmt rdom_loops(const Reduction& r, Stmt body, ForKind outer, const Expr& first = {},
+                  const Expr& last = {}) const {
+    for (std::size_t k = r.rvars.size(); k-- > 0;) {
+      const bool top = k == 0;
+      body = For::make(r.rvars[k], top && first.defined() ? first : prover_.simplify(r.rdom[k].lo),
+                       top && last.defined() ? last : prover_.simplify(r.rdom[k].hi),
+                       top ? outer : ForKind::Serial, body);
+    }
+    return body;
+  }
+
+  std::string rdom_text(const Reduction& r) const {
     std::string rdom;
     for (std::size_t k = 0; k < r.rvars.size(); ++k)
       rdom += (k ? ", " : "") + r.rvars[k] + " in [" + expr_text(r.rdom[k].lo) + ", " +
               expr_text(r.rdom[k].hi) + "]";
-    return Block::make({Comment::make("initialization"), nest(0, r.init, !p_.loops.parallel, false),
-                        Comment::make("updates in order, serial" +
-                                      (rdom.empty() ? std::string() : " over " + rdom)),
-                        body});
+    return rdom;
+  }
+
+  // An initialization nest over the box, then the updates over the whole
+  // reduction domain: in order, in parallel over disjoint points, or into
+  // partial results (reduction_parallelism.h).
+  Stmt reduction(const Reduction& r) const {
+    const ReductionStrategy strategy = reduction_strategy(*p_.stage, r, p_.box, prover_);
+    const bool parallel = p_.loops.parallel && strategy.kind != ReductionParallelism::Serial;
+    const Stmt init = nest(0, r.init, !p_.loops.parallel, false);
+    const std::string about = " over " + rdom_text(r) + ": " + strategy.reason;
+    if (parallel && strategy.kind == ReductionParallelism::PartialResults)
+      return partial_results(r, init, about);
+    std::vector<Stmt> updates;
+    const auto old = [&](const std::vector<Expr>& index) { return Access::make(p_.stage, index); };
+    for (const ReductionUpdate& u : r.updates)
+      updates.push_back(update(u, p_.buffer, {}, old));
+    const ForKind outer = parallel ? ForKind::Parallel : ForKind::Serial;
+    return Block::make(
+        {Comment::make("initialization"), init,
+         Comment::make("updates" + (parallel ? about
+                                             : " in order, serial" +
+                                                   (r.rvars.empty() ? std::string()
+                                                                    : " over " + rdom_text(r)))),
+         rdom_loops(r, Block::make(std::move(updates)), outer)});
+  }
+
+  // Each of kReductionChunks chunks of the outermost reduction variable
+  // accumulates into its own partial result, in parallel; then the stage is
+  // its initial value combined with the partial results, chunk by chunk.
+  Stmt partial_results(const Reduction& r, const Stmt& init, const std::string& about) const {
+    const Function& f = *p_.stage;
+    const ReduceOp op = r.updates.front().op;
+    const std::string chunk = let_name("chunk");
+    std::vector<std::string> vars = {chunk};
+    vars.insert(vars.end(), f.vars().begin(), f.vars().end());
+    std::vector<Interval> domain = {
+        Interval(Expr(0), Expr(static_cast<int>(kReductionChunks - 1)))};
+    domain.insert(domain.end(), p_.box.begin(), p_.box.end());
+    const auto partial =
+        std::make_shared<Function>(p_.buffer + "_partial", f.type(), vars, domain, f.declared_at());
+    const Expr c = VarRef::make(chunk);
+    const auto at_chunk = [&](std::vector<Expr> index) {
+      index.insert(index.begin(), c);
+      return index;
+    };
+    // The chunk's part of the outermost variable: [lo + c*n/K, lo + (c+1)*n/K - 1].
+    const Expr lo = prover_.simplify(r.rdom.front().lo);
+    const Expr n = prover_.simplify(plus(sub(r.rdom.front().hi, r.rdom.front().lo), 1));
+    const auto cut = [&](const Expr& k) {
+      return prover_.simplify(add(lo, div_of(mul(as_i64(k), n), i64(kReductionChunks))));
+    };
+    std::vector<Stmt> updates;
+    for (const ReductionUpdate& u : r.updates)
+      updates.push_back(update(u, partial->name(), {c}, [&](const std::vector<Expr>& index) {
+        return Access::make(partial, at_chunk(index));
+      }));
+    const Stmt chunk_loop = For::make(
+        chunk, Expr(0), Expr(static_cast<int>(kReductionChunks - 1)), ForKind::Parallel,
+        Block::make({box_nest(Store::make(partial->name(), at_chunk(point()), identity(op)), false),
+                     rdom_loops(r, Block::make(std::move(updates)), ForKind::Serial, cut(c),
+                                prover_.simplify(plus(cut(add(c, Expr(1))), -1)))}));
+    const Stmt combined = box_nest(
+        For::make(
+            chunk, Expr(0), Expr(static_cast<int>(kReductionChunks - 1)), ForKind::Serial,
+            Store::make(p_.buffer, point(),
+                        Cast::make(f.type(), combine(op, Access::make(p_.stage, point()),
+                                                     Access::make(partial, at_chunk(point())))))),
+        true);
+    std::vector<Expr> origin = {i64(0)}, extents = {i64(kReductionChunks)};
+    for (const Interval& range : p_.box) {
+      origin.push_back(prover_.simplify(range.lo));
+      extents.push_back(prover_.simplify(plus(sub(range.hi, range.lo), 1)));
+    }
+    return Allocate::make(
+        partial->name(), partial->name(), f.type(), origin, extents, MemoryScope::Heap, -1,
+        Block::make({Comment::make("initialization"), init, Comment::make("updates" + about),
+                     chunk_loop, Comment::make("the partial results, chunk by chunk"), combined}));
   }
 
   const Produce& p_;

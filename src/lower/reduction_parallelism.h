@@ -1,0 +1,46 @@
+// How the updates of a reduction can run in parallel, and with what result.
+//
+//  * Over disjoint points: if, in every update, one target dimension is
+//    `r + c` for the same reduction variable r (the outermost), whose range
+//    shifted by c lies inside the box (an update never reads its own stage:
+//    a pipeline is a DAG), then
+//    distinct values of r write distinct points: the loop over r runs in
+//    parallel and every point still gets its updates in the definition's
+//    order, so the result is the serial one, bit for bit (bilateral grid's
+//    histogram: grid(c, gX, gY, bin(...)) += ...; a row sum).
+//  * By partial results (Halide's rfactor): if all updates combine with the
+//    same operator, the outermost reduction
+//    variable's range is cut into a fixed number of chunks, each accumulates
+//    into a partial result of its own (starting at the operator's identity)
+//    in parallel, and the partial results are combined into the stage, chunk
+//    by chunk in order. Integer sums, minima and maxima are exact; float sums
+//    are reassociated (the chunks are fixed, so the result does not depend on
+//    the number of threads). Only for stages of a constant, small domain
+//    (histograms, tables), where P partial copies cost little memory.
+//  * Otherwise: serial.
+#pragma once
+
+#include "lower/bounds_simplify.h"
+#include "trapeze/function.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trapeze::lower {
+
+/// The chunks (and partial results) of the partial-result strategy.
+constexpr std::int64_t kReductionChunks = 8;
+
+enum class ReductionParallelism : std::uint8_t { Serial, DisjointPoints, PartialResults };
+
+struct ReductionStrategy {
+  ReductionParallelism kind = ReductionParallelism::Serial;
+  std::string reason; ///< for the comment in the loop IR and the generated code
+};
+
+/// The strategy for the updates of `f` (a reduction) computed over `box`.
+ReductionStrategy reduction_strategy(const ir::Function& f, const ir::Reduction& r,
+                                     const std::vector<Interval>& box, const BoundsProver& prover);
+
+} // namespace trapeze::lower

@@ -1,0 +1,3 @@
+trapeze_add_gtest(correctness_reductions correctness
+  reductions_test.cpp
+)
