@@ -300,37 +300,26 @@ private:
   }
 
   void print_for(const lower::For& n) {
-    const bool parallel = lower::is_parallel(n.kind) && parallel_depth_ == 0;
-    if (parallel) {
-      const std::vector<const lower::Allocate*> scratch = per_thread_buffers(n);
-      if (!scratch.empty()) return print_parallel_region(n, scratch);
+    print_loop(n, lower::is_parallel(n.kind) && parallel_depth_ == 0);
+  }
+
+  // PerThread buffers around a parallel loop (hoist_scratchpads):
+  // #pragma omp parallel { per-thread buffers; #pragma omp for ... }.
+  void print_per_thread(const lower::Allocate& first) {
+    std::vector<const lower::Allocate*> scratch = {&first};
+    Stmt inner = first.body;
+    while (const auto* a = inner.as<lower::Allocate>()) {
+      TRAPEZE_ASSERT(a->scope == lower::MemoryScope::PerThread,
+                     "per-thread buffers must enclose their parallel loop directly");
+      scratch.push_back(a);
+      inner = a->body;
     }
-    print_loop(n, parallel);
+    const auto* n = inner.as<lower::For>();
+    TRAPEZE_ASSERT(n && lower::is_parallel(n->kind) && parallel_depth_ == 0,
+                   "per-thread buffers around something else than an outermost parallel loop");
+    print_parallel_region(*n, scratch);
   }
 
-  // Stack buffers inside a parallel loop whose extents depend on nothing but
-  // the parameters: allocated once per thread, not once per iteration.
-  std::vector<const lower::Allocate*> per_thread_buffers(const lower::For& n) const {
-    struct Finder : lower::StmtVisitor {
-      const std::set<std::string>* params = nullptr;
-      std::vector<const lower::Allocate*> found;
-      void visit_node(const lower::Allocate* a, const Stmt& self) override {
-        bool invariant = a->scope == lower::MemoryScope::Stack;
-        for (const Expr& e : a->extents)
-          for_each_node(e, [&](const Expr& x) {
-            if (x.as<VarRef>()) invariant = false;
-            if (const auto* q = x.as<ParamRef>(); q && !params->count(q->name)) invariant = false;
-          });
-        if (invariant) found.push_back(a);
-        lower::StmtVisitor::visit_node(a, self);
-      }
-    } finder;
-    finder.params = &param_names_;
-    finder.visit(n.body);
-    return finder.found;
-  }
-
-  // #pragma omp parallel { per-thread buffers; #pragma omp for ... }
   void print_parallel_region(const lower::For& n,
                              const std::vector<const lower::Allocate*>& scratch) {
     uses_threads = uses_heap = true;
@@ -354,11 +343,13 @@ private:
       line("if (!" + h.memory + ".data) tz_out_of_memory(tz_status_, " + h.memory + ", " +
            c_string_literal("the per-thread buffer " + h.names.what) + ");");
       all_ok += (all_ok.empty() ? "" : " && ") + h.memory + ".data";
-      hoisted_[a] = h;
+      hoisted_[a->name] = h;
     }
     line("const bool tz_memory_ok = " + all_ok + ";");
     memory_check_in_ = n.collapse;
     print_loop(n, true, true);
+    for (const lower::Allocate* a : scratch)
+      hoisted_.erase(a->name);
     buffers_.pop_back();
     names_.pop();
     --depth_;
@@ -434,7 +425,10 @@ private:
   void print_allocate(const lower::Allocate& n) {
     const std::size_t dims = n.extents.size();
     const std::string type(cpp_type_name(n.type));
-    if (const auto it = hoisted_.find(&n); it != hoisted_.end()) {
+    if (n.scope == lower::MemoryScope::PerThread) return print_per_thread(n);
+    if (n.scope == lower::MemoryScope::Reuse) {
+      const auto it = hoisted_.find(n.name);
+      TRAPEZE_ASSERT(it != hoisted_.end(), "reuse of " + n.name + " outside its per-thread buffer");
       // Memory and shape come from the parallel region; only the origin moves.
       line("// " + n.name + ": origin " + tuple_text(n.origin) + " in this iteration");
       BufferNames b = it->second.names;
@@ -489,6 +483,8 @@ private:
       line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(outputs[" +
            std::to_string(n.slot) + "]);");
       break;
+    case lower::MemoryScope::PerThread:
+    case lower::MemoryScope::Reuse: TRAPEZE_ASSERT(false, "handled above");
     case lower::MemoryScope::Stack:
     case lower::MemoryScope::Heap: {
       uses_heap = true;
@@ -518,8 +514,8 @@ private:
   std::string storing_; ///< the buffer the Store being printed writes (for messages)
   Names names_;
   std::set<std::string> param_names_;
-  std::map<const lower::Allocate*, Hoisted> hoisted_;
-  int memory_check_in_ = 0; ///< loops to enter before the memory check of a region
+  std::map<std::string, Hoisted> hoisted_; ///< per-thread buffers by name
+  int memory_check_in_ = 0;                ///< loops to enter before the memory check of a region
   CppExprContext context_;
   std::string params_, range_checks_;
   std::vector<std::map<std::string, BufferNames>> buffers_ = {{}};

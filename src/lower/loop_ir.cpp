@@ -35,6 +35,8 @@ const char* memory_scope_name(MemoryScope scope) {
   case MemoryScope::Output: return "output";
   case MemoryScope::Heap: return "heap";
   case MemoryScope::Stack: return "stack";
+  case MemoryScope::PerThread: return "per thread";
+  case MemoryScope::Reuse: return "reuse";
   }
   TRAPEZE_ASSERT(false, "unknown MemoryScope");
 }

@@ -123,9 +123,16 @@ enum class MemoryScope : std::uint8_t {
   Input,  ///< the caller's input pointer number `slot`
   Output, ///< the caller's output pointer number `slot`
   Heap,   ///< allocated (64-byte aligned) where the Allocate is, freed after its body
-  Stack,  ///< per-thread scratch memory where the Allocate is (today printed like Heap)
+  Stack,  ///< scratch memory of one iteration, allocated where the Allocate is
+  /// Around a parallel loop (its body): one buffer per thread that runs the
+  /// loop's iterations, allocated once (hoist_scratchpads). Its origin is
+  /// meaningless (zeros); each iteration gives it one with a Reuse.
+  PerThread,
+  /// The memory of the enclosing PerThread buffer of the same name and
+  /// extents, with this Allocate's origin, for its body.
+  Reuse,
 };
-/// "input", "output", "heap", "stack".
+/// "input", "output", "heap", "stack", "per thread", "reuse".
 const char* memory_scope_name(MemoryScope scope);
 
 /// A buffer holding the values of `producer` over the box origin + [0, extents).

@@ -49,6 +49,8 @@ const std::vector<Pass>& passes() {
       {"intra_tile_fusion", intra_tile_fusion},
       // The groups are complete: the buffers around them.
       {"full_buffers", nullptr, full_buffers},
+      // Needs every buffer placed; a code generator prints the per-thread ones.
+      {"hoist_scratchpads", nullptr, hoist_scratchpads},
       // After every nest exists: rewrites the indices of all Stores and Accesses.
       {"clamp_indices", nullptr, clamp_indices},
       // Last: what code generators rely on.

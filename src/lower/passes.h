@@ -67,6 +67,12 @@ void intra_tile_fusion(GroupState& g, LoweringState& state);
 /// outputs, then the inputs, around the groups.
 Stmt full_buffers(const Stmt& s, const LoweringState& state);
 
+/// hoist_scratchpads.cpp: the stack buffers of a parallel loop's iterations
+/// whose extents do not change from one iteration to the next are allocated
+/// once per thread, around the loop (PerThread), and each iteration reuses
+/// its thread's memory with its own origin (Reuse): tiles stop allocating.
+Stmt hoist_scratchpads(const Stmt& s, const LoweringState& state);
+
 /// clamp_indices.cpp: every data-dependent index clamped into its producer's
 /// domain, as expr.h requires.
 Stmt clamp_indices(const Stmt& s, const LoweringState& state);

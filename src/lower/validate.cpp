@@ -51,11 +51,27 @@ protected:
       visit_expr(e);
     for (const Expr& e : n->extents)
       visit_expr(e);
+    if (n->scope == MemoryScope::Reuse) {
+      const auto it = per_thread_.find(n->name);
+      TRAPEZE_ASSERT(it != per_thread_.end() && !it->second.empty() &&
+                         it->second.back() == extents_text(n->extents),
+                     "buffer '" + n->name + "' reuses no per-thread buffer of its extents");
+    }
+    if (n->scope == MemoryScope::PerThread)
+      per_thread_[n->name].push_back(extents_text(n->extents));
     producers_[n->producer].push_back(n->extents.size());
     buffers_[n->name].push_back(n->extents.size());
     visit(n->body);
     producers_[n->producer].pop_back();
     buffers_[n->name].pop_back();
+    if (n->scope == MemoryScope::PerThread) per_thread_[n->name].pop_back();
+  }
+
+  static std::string extents_text(const std::vector<Expr>& extents) {
+    std::string s;
+    for (const Expr& e : extents)
+      s += ir::to_string(e) + ";";
+    return s;
   }
   void visit_node(const Store* n, const Stmt&) override {
     const auto it = buffers_.find(n->buffer);
@@ -72,6 +88,7 @@ protected:
 private:
   std::multiset<std::string> vars_;
   std::map<std::string, std::vector<std::size_t>> producers_, buffers_;
+  std::map<std::string, std::vector<std::string>> per_thread_; ///< extents of PerThread buffers
 };
 
 } // namespace

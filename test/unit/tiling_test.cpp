@@ -176,8 +176,19 @@ TEST(LowerSchedule, TiledGroupHasTileLoopsAndScratchpads) {
   const Pipeline p = app.build();
   const std::string ir = testing_support::lowered_text(p, apps::make_manual_schedule_blur(p));
   EXPECT_THAT(ir, HasSubstr("x_tile"));
-  EXPECT_THAT(ir, HasSubstr("stack"));
   EXPECT_THAT(ir, HasSubstr("scalene shape"));
+  // hoist_scratchpads: blurx's memory once per thread around the tile loops,
+  // its origin per tile.
+  EXPECT_THAT(ir, HasSubstr("allocate blurx: float32[min(32, R), 16 * ((min(258, C + 2) + 15) / "
+                            "16)] origin (0, 0) per thread\nparallel for x_tile"));
+  EXPECT_THAT(ir, HasSubstr("origin (blurx_x_lo, blurx_y_lo) reuse"));
+  // Not hoisted: after stage_loops, the tile's buffer is a stack buffer.
+  std::ostringstream log;
+  lower::LowerOptions options;
+  options.print_after = "full_buffers";
+  options.log = &log;
+  lower::lower(p, apps::make_manual_schedule_blur(p), options);
+  EXPECT_THAT(log.str(), HasSubstr("origin (blurx_x_lo, blurx_y_lo) stack"));
 }
 
 TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
