@@ -1,0 +1,188 @@
+// One test per lowering pass (src/lower/passes.h): what each adds to the loop
+// IR of a small pipeline, read from `explain --lowered --after PASS`'s text.
+#include "app.h"
+#include "lower/loop_ir.h"
+#include "support/lowering.h"
+#include "support/sample_pipelines.h"
+#include "trapeze/dsl.h"
+#include "trapeze/error.h"
+#include "trapeze/explain.h"
+#include "trapeze/ir_visitor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace trapeze {
+namespace {
+
+using testing::HasSubstr;
+using testing::Not;
+
+// The loop IR after `pass`, for blur under its hand-written schedule with
+// the given changes.
+std::string blur_after(const std::string& pass, const std::function<void(Schedule&)>& change = {}) {
+  const Pipeline p = apps::find_app("blur").build();
+  Schedule s = apps::make_manual_schedule_blur(p);
+  if (change) change(s);
+  return explain_lowered(p, s, pass);
+}
+
+TEST(Passes, TileLoopsMakeTheSkeleton) {
+  const std::string ir = blur_after("tile_loops");
+  EXPECT_THAT(ir, HasSubstr("parallel for x_tile in [0, (R + 31) / 32 - 1] collapse(2):"));
+  EXPECT_THAT(ir, HasSubstr("let x_tile_lo = 32 * int64(x_tile) + 1"));
+  EXPECT_THAT(ir, HasSubstr("produce blurx (region not yet bounded) vectorized:"));
+  EXPECT_THAT(ir, Not(HasSubstr("blurx_x_lo")));
+}
+
+TEST(Passes, BoundRegionsGiveEveryProduceItsBox) {
+  const std::string ir = blur_after("bound_regions");
+  EXPECT_THAT(ir, HasSubstr("let blurx_y_lo = max(blury_y_lo - 1, 0)"));
+  EXPECT_THAT(ir, HasSubstr("produce blurx over [blurx_x_lo, blurx_x_hi] x [blurx_y_lo, "
+                            "blurx_y_hi]"));
+  EXPECT_THAT(ir, Not(HasSubstr("not yet bounded")));
+}
+
+TEST(Passes, InnerTilesNarrowTheBoxesToBands) {
+  const std::string ir = blur_after("inner_tiles", [](Schedule& s) {
+    s.groups[0].inner_tile_sizes = {8, 64};
+  });
+  EXPECT_THAT(ir, HasSubstr("// inner parallelogram tiles [8, 64], in order"));
+  EXPECT_THAT(ir, HasSubstr("serial for x_inner in"));
+  EXPECT_THAT(ir, HasSubstr("produce blurx over [blurx_x_band_lo, blurx_x_band_hi]"));
+  EXPECT_THAT(blur_after("inner_tiles"), Not(HasSubstr("_inner")));
+}
+
+TEST(Passes, ScratchpadsAllocatePerTileBuffers) {
+  const std::string ir = blur_after("scratchpads");
+  EXPECT_THAT(ir, HasSubstr("allocate blurx: float32[min(32, R), 16 * ((min(258, C + 2) + 15) / "
+                            "16)] origin (blurx_x_lo, blurx_y_lo) stack"));
+  EXPECT_THAT(blur_after("inner_tiles"), Not(HasSubstr("allocate blurx")));
+}
+
+TEST(Passes, CopyOutMovesTheTilesPartOfAPrivateCopy) {
+  const auto full = [](Schedule& s) { s.storage["blurx"] = Storage::Full; };
+  EXPECT_THAT(blur_after("scratchpads", full), HasSubstr("produce blurx into blurx_tile"));
+  EXPECT_THAT(blur_after("scratchpads", full), Not(HasSubstr("the tile's part")));
+  const std::string ir = blur_after("copy_out", full);
+  EXPECT_THAT(ir, HasSubstr("// blurx: the tile's part, from its scratchpad to its full buffer"));
+  EXPECT_THAT(ir, HasSubstr("blurx(x, y) = blurx(x, y)"));
+}
+
+TEST(Passes, InlineStagesSubstituteTheDefinition) {
+  const auto inlined = [](Schedule& s) { s.storage["blurx"] = Storage::Inlined; };
+  EXPECT_THAT(blur_after("copy_out", inlined), HasSubstr("blurx(x, y - 1)"));
+  const std::string ir = blur_after("inline_stages", inlined);
+  EXPECT_THAT(ir, Not(HasSubstr("blurx(")));
+  EXPECT_THAT(ir, HasSubstr("img(x - 1, y - 1)"));
+}
+
+TEST(Passes, PartitionCasesSplitsTheBoxes) {
+  const Pipeline p = testing_support::boundary_cases(true);
+  EXPECT_THAT(explain_lowered(p, Schedule::naive(p), "inline_stages"), HasSubstr("  case "));
+  const std::string ir = explain_lowered(p, Schedule::naive(p), "partition_cases");
+  EXPECT_THAT(ir, Not(HasSubstr("  case ")));
+  EXPECT_THAT(ir, HasSubstr("produce g over [0, 0] x [0, n + 1]"));
+  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, n]:"));
+}
+
+TEST(Passes, PartitionParitySplitsByResidue) {
+  const Pipeline p = testing_support::parity_sampling();
+  EXPECT_THAT(explain_lowered(p, Schedule::naive(p), "partition_cases"), Not(HasSubstr("_coarse")));
+  const std::string ir = explain_lowered(p, Schedule::naive(p), "partition_parity");
+  EXPECT_THAT(ir, HasSubstr("by 2 along y (y = 2 * y_coarse"));
+  EXPECT_THAT(ir, HasSubstr("for x_coarse"));
+}
+
+TEST(Passes, StageLoopsReplaceEveryProduce) {
+  EXPECT_THAT(blur_after("partition_parity"), HasSubstr("produce "));
+  const std::string ir = blur_after("stage_loops");
+  EXPECT_THAT(ir, Not(HasSubstr("produce ")));
+  EXPECT_THAT(ir, HasSubstr("vectorized for y in [blurx_y_lo, blurx_y_hi]:"));
+}
+
+TEST(Passes, IntraTileFusionMergesNests) {
+  const Pipeline p = apps::find_app("harris").build();
+  const Schedule s = apps::make_manual_schedule_harris(p);
+  EXPECT_THAT(explain_lowered(p, s, "stage_loops"), Not(HasSubstr("one fused nest")));
+  EXPECT_THAT(explain_lowered(p, s, "intra_tile_fusion"), HasSubstr("Ix, Iy: one fused nest"));
+}
+
+TEST(Passes, FullBuffersAndHoisting) {
+  EXPECT_THAT(blur_after("intra_tile_fusion"), Not(HasSubstr("allocate img")));
+  const std::string ir = blur_after("full_buffers");
+  EXPECT_THAT(ir, HasSubstr("allocate img: float32[R + 2, C + 2] origin (0, 0) input 0"));
+  EXPECT_THAT(ir, HasSubstr("allocate blury: float32[R, C] origin (1, 1) output 0"));
+  EXPECT_THAT(ir, Not(HasSubstr("per thread")));
+  EXPECT_THAT(blur_after("hoist_scratchpads"), HasSubstr("per thread"));
+}
+
+TEST(Passes, ClampIndicesClampsDataDependentReads) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::UInt8, {N});
+  Func lut("lut", ScalarType::Float32, {x}, {{0, 255}});
+  lut.define(cast<float>(x) * 0.5f);
+  Func out("out", ScalarType::Float32, {x}, {{0, N - 1}});
+  out.define(lut(cast<int>(img(x))));
+  const Pipeline p({out}, "lookup");
+  EXPECT_THAT(explain_lowered(p, Schedule::naive(p), "hoist_scratchpads"),
+              HasSubstr("lut(int32(img(x)))"));
+  EXPECT_THAT(explain_lowered(p, Schedule::naive(p), "clamp_indices"),
+              HasSubstr("lut(min(max(int64(int32(img(x))), 0), 255))"));
+}
+
+TEST(Passes, ValidateChecksScopes) {
+  EXPECT_NO_THROW(blur_after("validate"));
+  EXPECT_EQ(lowering_passes().back(), "validate");
+  EXPECT_EQ(lowering_passes().size(), 14u);
+}
+
+// Case and parity partitioning on every app, under its naive and its
+// hand-written schedule: no case is left as a test of the loop variables'
+// box (a select on coordinates alone) where its boundaries are ordered, and
+// no coarse loop of a parity split evaluates a test of its own variable.
+TEST(Passes, EveryAppIsPartitioned) {
+  for (const apps::App& app : apps::all_apps()) {
+    const Pipeline p = app.build();
+    for (const Schedule& s : {Schedule::naive(p), app.manual_schedule(p)}) {
+      const lower::Module m = lower::lower(p, s);
+      int box_tests = 0;
+      // A box test: comparisons and logic of coordinates, parameters and
+      // integer constants (no modulo, no float, no memory).
+      struct Count : lower::StmtVisitor {
+        int* tests;
+        static bool box_test(const Expr& cond) {
+          bool box = true;
+          ir::for_each_node(cond, [&](const Expr& c) {
+            if (c.as<ir::VarRef>() || c.as<ir::ParamRef>() || c.as<ir::IntConst>() ||
+                c.as<ir::Cast>())
+              return;
+            const auto* b = c.as<ir::Binary>();
+            box = box && b &&
+                  (ir::is_comparison(b->op) || b->op == ir::BinaryOp::And ||
+                   b->op == ir::BinaryOp::Or || b->op == ir::BinaryOp::Add ||
+                   b->op == ir::BinaryOp::Sub || b->op == ir::BinaryOp::Mul);
+          });
+          return box;
+        }
+        // In the values stored (the lets of a tile, e.g. which tile owns a
+        // stage, are evaluated once per tile, not per point).
+        void visit_node(const lower::Store* n, const lower::Stmt&) override {
+          ir::for_each_node(n->value, [&](const Expr& e) {
+            if (const auto* sel = e.as<ir::Select>(); sel && box_test(sel->cond)) ++*tests;
+          });
+        }
+      } count;
+      count.tests = &box_tests;
+      count.visit(m.body);
+      EXPECT_EQ(box_tests, 0) << app.name << ": " << box_tests
+                              << " selects on coordinates are left";
+    }
+  }
+}
+
+} // namespace
+} // namespace trapeze
