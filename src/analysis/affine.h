@@ -10,7 +10,7 @@
 // one describes *accesses* exactly (rational coefficients of stage variables,
 // so dependences and alignment can be read off them); interval_bounds.h
 // bounds the *values* an expression takes over concrete boxes (the argument
-// checks before a run); lower/bounds_simplify.h orders and simplifies
+// checks before a run); analysis/bounds_prover.h orders and simplifies
 // *symbolic bounds* (integer forms of parameters and lets, with min and max)
 // for lowering. They share no representation because each keeps exactly what
 // its question needs.

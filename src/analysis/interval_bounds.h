@@ -8,7 +8,7 @@
 // possible overflow, a value read from memory, a float out of an integer
 // type's range) the range is the full range of the expression's type.
 //
-// Concrete where affine.h and lower/bounds_simplify.h are symbolic: it
+// Concrete where affine.h and analysis/bounds_prover.h are symbolic: it
 // evaluates at bound parameters, which is what checking a run's arguments
 // needs (see affine.h for why the three are separate).
 #pragma once

@@ -1,9 +1,9 @@
 // Loop IR to readable C++ with OpenMP: names, buffers, loops, the entry function.
 #include "codegen/cpp_codegen.h"
 
+#include "analysis/bounds_prover.h"
 #include "codegen/abi.h"
 #include "codegen/cpp_expr.h"
-#include "lower/bounds_simplify.h"
 #include "trapeze/ir_visitor.h"
 
 #include <cctype>
@@ -526,7 +526,7 @@ private:
 
 // The comment that documents the calling convention of this pipeline.
 std::string abi_comment(const Pipeline& p) {
-  const lower::BoundsProver prover = lower::BoundsProver::for_pipeline(p);
+  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
   std::string s = "// Parameters (params[i]; int64 in .i, float32/float64 in .f):\n";
   if (p.params().empty()) s += "//   none\n";
   for (std::size_t i = 0; i < p.params().size(); ++i)

@@ -12,7 +12,7 @@ namespace {
 
 class IndexClamper : public ExprMutator {
 public:
-  explicit IndexClamper(const BoundsProver& prover) : prover_(prover) {}
+  explicit IndexClamper(const analysis::BoundsProver& prover) : prover_(prover) {}
 
 protected:
   Expr mutate_node(const Access* n, const Expr& self) override {
@@ -36,12 +36,12 @@ protected:
   }
 
 private:
-  const BoundsProver& prover_;
+  const analysis::BoundsProver& prover_;
 };
 
 class StmtClamper : public StmtMutator {
 public:
-  explicit StmtClamper(const BoundsProver& prover) : clamper_(prover) {}
+  explicit StmtClamper(const analysis::BoundsProver& prover) : clamper_(prover) {}
 
 protected:
   Expr mutate_expr(const Expr& e) override { return clamper_.mutate(e); }

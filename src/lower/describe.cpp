@@ -13,7 +13,8 @@ std::string stage_kind_text(const ir::Function& f) {
   return std::to_string(n) + (n == 1 ? " case" : " cases") + " + default";
 }
 
-std::vector<Interval> simplified_domain(const ir::Function& f, const BoundsProver& prover) {
+std::vector<Interval> simplified_domain(const ir::Function& f,
+                                        const analysis::BoundsProver& prover) {
   std::vector<Interval> out;
   for (const Interval& range : f.domain())
     out.emplace_back(prover.simplify(range.lo), prover.simplify(range.hi));

@@ -2,7 +2,7 @@
 // generated code): what a stage is, where it is computed.
 #pragma once
 
-#include "lower/bounds_simplify.h"
+#include "analysis/bounds_prover.h"
 #include "trapeze/function.h"
 
 #include <string>
@@ -14,6 +14,7 @@ namespace trapeze::lower {
 std::string stage_kind_text(const ir::Function& f);
 
 /// The stage's domain with simplified bounds.
-std::vector<Interval> simplified_domain(const ir::Function& f, const BoundsProver& prover);
+std::vector<Interval> simplified_domain(const ir::Function& f,
+                                        const analysis::BoundsProver& prover);
 
 } // namespace trapeze::lower

@@ -1,7 +1,7 @@
 // Constant and parity folding of lowered expressions (fold.h).
 #include "lower/fold.h"
 
-#include "lower/bounds_simplify.h"
+#include "analysis/bounds_prover.h"
 #include "trapeze/ir_visitor.h"
 
 #include <optional>
@@ -74,8 +74,8 @@ protected:
     if ((n->op == BinaryOp::Div || n->op == BinaryOp::Mod) && is_index_type(n->type))
       if (const Expr reduced = divided(n->op, a, b, n->type); reduced.defined()) return reduced;
     if (is_comparison(n->op) && is_index_type(a.type()) && is_index_type(b.type()))
-      if (const auto fa = affine_form(a), fb = affine_form(b); fa && fb) {
-        const AffineForm d = *fa - *fb;
+      if (const auto fa = analysis::affine_form(a), fb = analysis::affine_form(b); fa && fb) {
+        const analysis::AffineForm d = *fa - *fb;
         if (d.is_constant()) return truth(compare(n->op, d.constant));
       }
     if (a.same_as(n->a) && b.same_as(n->b)) return self;
@@ -87,13 +87,13 @@ private:
   // multiples of k > 0; undefined otherwise.
   static Expr divided(BinaryOp op, const Expr& a, const Expr& b, ScalarType type) {
     const auto k = integer(b);
-    const auto form = affine_form(a);
+    const auto form = analysis::affine_form(a);
     if (!k || *k <= 0 || !form) return Expr();
     // Symbols of other types (an int64 parameter in an int32 index) keep the
     // expression as it is: the form's arithmetic would change their type.
     for (const auto& [key, term] : form->terms)
       if (term.second.type() != type) return Expr();
-    AffineForm quotient;
+    analysis::AffineForm quotient;
     for (const auto& [key, term] : form->terms) {
       if (term.first % *k != 0) return Expr();
       quotient.terms[key] = {term.first / *k, term.second};
@@ -106,14 +106,14 @@ private:
 
   // An affine form as an expression of `type` (the variables' own int32
   // arithmetic where the form came from int32).
-  static Expr affine_in(ScalarType type, const AffineForm& f) {
+  static Expr affine_in(ScalarType type, const analysis::AffineForm& f) {
     Expr acc;
     for (const auto& [key, term] : f.terms) {
       const auto [k, symbol] = term;
       const Expr s = as_type(type, symbol);
-      const Expr t = std::llabs(k) == 1 ? s
-                                         : Binary::make(BinaryOp::Mul,
-                                                        IntConst::make(type, std::llabs(k)), s);
+      const Expr t = std::llabs(k) == 1
+                         ? s
+                         : Binary::make(BinaryOp::Mul, IntConst::make(type, std::llabs(k)), s);
       acc = !acc.defined() ? (k < 0 ? Unary::make(UnaryOp::Neg, t) : t)
                            : Binary::make(k < 0 ? BinaryOp::Sub : BinaryOp::Add, acc, t);
     }

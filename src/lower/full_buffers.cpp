@@ -18,14 +18,16 @@ bool in_full_buffer(const ir::Function& f, const LoweringState& state) {
   return false;
 }
 
-std::vector<Expr> origin_of(const std::vector<Interval>& box, const BoundsProver& prover) {
+std::vector<Expr> origin_of(const std::vector<Interval>& box,
+                            const analysis::BoundsProver& prover) {
   std::vector<Expr> out;
   for (const Interval& range : box)
     out.push_back(prover.simplify(range.lo));
   return out;
 }
 
-std::vector<Expr> extents_of(const std::vector<Interval>& box, const BoundsProver& prover) {
+std::vector<Expr> extents_of(const std::vector<Interval>& box,
+                             const analysis::BoundsProver& prover) {
   std::vector<Expr> out;
   for (const Interval& range : box)
     out.push_back(prover.simplify(plus(sub(range.hi, range.lo), 1)));
@@ -38,7 +40,7 @@ std::vector<Expr> extents_of(const std::vector<Interval>& box, const BoundsProve
 // the outputs, then the inputs (outermost, in the calling convention's order).
 Stmt full_buffers(const Stmt& s, const LoweringState& state) {
   const Pipeline& p = state.plan.pipeline;
-  const BoundsProver& prover = state.prover;
+  const analysis::BoundsProver& prover = state.prover;
   Stmt body = s;
   const auto& all = p.stages();
   for (auto it = all.rbegin(); it != all.rend(); ++it) {

@@ -50,7 +50,7 @@ std::optional<Interval> numerator_range(const analysis::AffineIndex& index,
 
 // Whether floor(N / d) for every N in `numerators` lies in [lo, hi], or none does.
 Placement place(const Interval& numerators, std::int64_t d, const Interval& bounds,
-                const BoundsProver& prover) {
+                const analysis::BoundsProver& prover) {
   // floor(N/d) >= lo  <=>  N >= d*lo;   floor(N/d) <= hi  <=>  N <= d*hi + d - 1.
   const Expr first = mul(i64(d), bounds.lo);
   const Expr last = add(mul(i64(d), bounds.hi), i64(d - 1));
@@ -64,7 +64,7 @@ Placement place(const Interval& numerators, std::int64_t d, const Interval& boun
 
 // Where the read's points lie relative to a box of the read stage.
 Placement place_read(const std::vector<Expr>& args, const std::vector<Interval>& box,
-                     const EvaluationContext& where, const BoundsProver& prover) {
+                     const EvaluationContext& where, const analysis::BoundsProver& prover) {
   bool inside = true;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const auto index = analysis::affine_index(args[k]);
@@ -86,7 +86,7 @@ Placement place_read(const std::vector<Expr>& args, const std::vector<Interval>&
 
 // lo <= arg <= hi in every dimension, as a bool expression of the arguments.
 Expr box_test(const std::vector<Expr>& args, const std::vector<Interval>& box,
-              const BoundsProver& prover) {
+              const analysis::BoundsProver& prover) {
   Expr test;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const Expr a = to_int64(args[k]);
@@ -121,7 +121,8 @@ private:
 
 } // namespace
 
-StageInliner::StageInliner(const std::vector<FunctionPtr>& inlined, const BoundsProver& prover)
+StageInliner::StageInliner(const std::vector<FunctionPtr>& inlined,
+                           const analysis::BoundsProver& prover)
     : prover_(prover) {
   for (const FunctionPtr& f : inlined) {
     TRAPEZE_ASSERT(!f->definition().is_reduction(), "inlining a reduction: " + f->describe());

@@ -5,7 +5,7 @@
 // with no per-point select.
 #pragma once
 
-#include "lower/bounds_simplify.h"
+#include "analysis/bounds_prover.h"
 #include "trapeze/function.h"
 
 #include <map>
@@ -26,7 +26,7 @@ struct EvaluationContext {
 class StageInliner {
 public:
   /// `inlined`: pure or case-defined stages (no reductions), any order.
-  StageInliner(const std::vector<ir::FunctionPtr>& inlined, const BoundsProver& prover);
+  StageInliner(const std::vector<ir::FunctionPtr>& inlined, const analysis::BoundsProver& prover);
 
   bool inlines(const std::string& stage) const { return stages_.count(stage) > 0; }
 
@@ -54,7 +54,7 @@ private:
   Expr read_of(const Prepared& stage, const std::vector<Expr>& args,
                const EvaluationContext& where) const;
 
-  const BoundsProver& prover_;
+  const analysis::BoundsProver& prover_;
   std::map<std::string, ir::FunctionPtr> stages_;
   std::map<std::string, Prepared> prepared_;
 };

@@ -22,7 +22,7 @@ void inner_tiles(GroupState& g, LoweringState& state) {
   if (sizes.empty()) return;
   const plan::GroupGeometry& geometry = g.plan.geometry;
   const std::size_t dims = geometry.common_dims();
-  const BoundsProver& prover = state.prover;
+  const analysis::BoundsProver& prover = state.prover;
   plan::GroupRegions bands(geometry.stages.size(), std::vector<Interval>(dims));
   for (std::size_t c = 0; c < dims; ++c) {
     const std::int64_t size = sizes[c];

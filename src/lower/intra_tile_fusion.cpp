@@ -69,7 +69,7 @@ private:
   std::string from_, to_;
 };
 
-bool same_bound(const Expr& a, const Expr& b, const BoundsProver& prover) {
+bool same_bound(const Expr& a, const Expr& b, const analysis::BoundsProver& prover) {
   if (const auto d = prover.constant_difference(a, b)) return *d == 0;
   return ir::to_string(a) == ir::to_string(b);
 }
@@ -84,7 +84,7 @@ bool is_point_body(const Stmt& s) {
 
 // `a` and `b` as one statement running both at each point (a's part first), or
 // nullopt if their structures differ.
-std::optional<Stmt> fuse(const Stmt& a, const Stmt& b, const BoundsProver& prover) {
+std::optional<Stmt> fuse(const Stmt& a, const Stmt& b, const analysis::BoundsProver& prover) {
   if (is_point_body(a) && is_point_body(b)) return Block::make({a, b});
   if (const auto* fa = a.as<For>()) {
     const auto* fb = b.as<For>();
@@ -126,7 +126,8 @@ std::optional<Stmt> fuse(const Stmt& a, const Stmt& b, const BoundsProver& prove
 // place of its first stage and stores every stage at each point, in order.
 // Nests with lets (reductions) are not fused. `fused` receives the names of
 // each fused set of stages.
-std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests, const BoundsProver& prover,
+std::vector<Stmt> fuse_intra_tile(const std::vector<TileNest>& nests,
+                                  const analysis::BoundsProver& prover,
                                   std::vector<std::vector<std::string>>& fused) {
   const std::size_t n = nests.size();
   std::vector<std::set<std::string>> reads;

@@ -66,7 +66,7 @@ std::string NameAllocator::fresh(const std::string& base) {
 }
 
 LoweringState::LoweringState(const plan::Plan& p)
-    : plan(p), prover(BoundsProver::for_pipeline(p.pipeline)),
+    : plan(p), prover(analysis::BoundsProver::for_pipeline(p.pipeline)),
       param_names(parameter_names(p.pipeline)), names(param_names),
       inliner(inlined_stages(p), prover) {
   for (const plan::GroupPlan& g : p.groups)

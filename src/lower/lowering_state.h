@@ -13,7 +13,7 @@
 // A lone untiled stage (the naive schedule's groups) has only its statements.
 #pragma once
 
-#include "lower/bounds_simplify.h"
+#include "analysis/bounds_prover.h"
 #include "lower/inline_stages.h"
 #include "lower/loop_ir.h"
 #include "plan/plan.h"
@@ -107,7 +107,7 @@ struct LoweringState {
   LoweringState(const LoweringState&) = delete; // the inliner refers to the prover
   LoweringState& operator=(const LoweringState&) = delete;
   const plan::Plan& plan;
-  const BoundsProver prover;
+  const analysis::BoundsProver prover;
   const std::set<std::string> param_names;
   NameAllocator names;
   const StageInliner inliner;

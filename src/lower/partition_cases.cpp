@@ -29,7 +29,7 @@ struct LiveCase {
 // value (which may read out of bounds outside its box).
 class CasePartition {
 public:
-  CasePartition(const Produce& p, const BoundsProver& prover) : p_(p), prover_(prover) {
+  CasePartition(const Produce& p, const analysis::BoundsProver& prover) : p_(p), prover_(prover) {
     for (const ProduceCase& c : p.cases) {
       std::vector<Interval> box;
       for (const Interval& range : c.box)
@@ -169,7 +169,7 @@ private:
   }
 
   const Produce& p_;
-  const BoundsProver& prover_;
+  const analysis::BoundsProver& prover_;
   std::vector<std::vector<Interval>> boxes_;
 };
 

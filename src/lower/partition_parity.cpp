@@ -1,7 +1,7 @@
 // Computing stages k points at a time along a dimension read at x / k or
 // tested on x % k (passes.h).
+#include "analysis/bounds_prover.h"
 #include "ir/ir_operators.h"
-#include "lower/bounds_simplify.h"
 #include "lower/fold.h"
 #include "lower/passes.h"
 #include "trapeze/ir_visitor.h"
@@ -28,7 +28,7 @@ std::int64_t parity_factor(const Expr& e, const std::string& var) {
     if (!b || (b->op != BinaryOp::Div && b->op != BinaryOp::Mod)) return;
     const auto* k = b->b.as<IntConst>();
     if (!k || k->value < 2 || k->value > kLargestFactor) return;
-    const auto form = affine_form(b->a);
+    const auto form = analysis::affine_form(b->a);
     if (!form) return;
     const auto term = form->terms.find("1" + var); // affine_form keys a variable "1" + name
     if (term == form->terms.end() || std::llabs(term->second.first) != 1) return;
@@ -82,8 +82,7 @@ protected:
       const auto& vars = p->stage->vars();
       if (p->reduction || std::find(vars.begin(), vars.end(), f->var) == vars.end())
         return StmtMutator::mutate_node(f, self);
-      if (const std::int64_t factor = parity_factor(p->otherwise, f->var))
-        k = std::lcm(k, factor);
+      if (const std::int64_t factor = parity_factor(p->otherwise, f->var)) k = std::lcm(k, factor);
     }
     if (k == 1 || k > kLargestFactor) return StmtMutator::mutate_node(f, self);
     const std::string coarse = state_.names.fresh(f->var + "_coarse");
@@ -93,7 +92,7 @@ protected:
     const Expr main_lo = times(k, first);
     const Expr main_end = max_of(times(k, plus(last, 1)), main_lo);
     const Expr before_end = min_of(main_lo, end);
-    const BoundsProver& prover = state_.prover;
+    const analysis::BoundsProver& prover = state_.prover;
     std::vector<Stmt> rows;
     for (std::int64_t r = 0; r < k; ++r)
       rows.push_back(mutate(SubstituteVar(f->var, residue_point(k, coarse, r)).mutate(f->body)));
@@ -104,11 +103,10 @@ protected:
     const auto rows_outside = [&](const Expr& lo, const Expr& hi) {
       return prover.prove_le(plus(hi, 1), lo) ? Stmt() : For::make(f->var, lo, hi, edge, body);
     };
-    return Block::make(
-        {rows_outside(f->min, bound(plus(before_end, -1))),
-         For::make(coarse, bound(first), bound(last), f->kind, Block::make(std::move(rows)),
-                   f->collapse),
-         rows_outside(bound(max_of(main_end, before_end)), f->max)});
+    return Block::make({rows_outside(f->min, bound(plus(before_end, -1))),
+                        For::make(coarse, bound(first), bound(last), f->kind,
+                                  Block::make(std::move(rows)), f->collapse),
+                        rows_outside(bound(max_of(main_end, before_end)), f->max)});
   }
 
   Stmt mutate_node(const Produce* p, const Stmt& self) override {
@@ -138,9 +136,9 @@ protected:
         ProduceLoops loops = p->loops;
         const ForKind kind = loops.parallel ? ForKind::Parallel : ForKind::Serial;
         loops.parallel = false;
-        return mutate(For::make(var_of(d0), range.lo, range.hi, kind,
-                                Produce::make(p->stage, p->buffer, row, {}, p->otherwise,
-                                              std::nullopt, loops)));
+        return mutate(For::make(
+            var_of(d0), range.lo, range.hi, kind,
+            Produce::make(p->stage, p->buffer, row, {}, p->otherwise, std::nullopt, loops)));
       }
     }
     // The innermost dimension that needs it: the one the loads run along.

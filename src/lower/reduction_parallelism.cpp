@@ -23,22 +23,23 @@ bool reads_stage(const Expr& e, const Function& f) {
 // Whether `target` is rvar + c with c free of variables, and rvar's range
 // shifted by c lies in `range` (so the clamp into the box changes nothing).
 bool injective_in(const Expr& target, const std::string& rvar, const Interval& rdom,
-                  const Interval& range, const BoundsProver& prover) {
-  const auto form = affine_form(target);
+                  const Interval& range, const analysis::BoundsProver& prover) {
+  const auto form = analysis::affine_form(target);
   if (!form) return false;
   const auto term = form->terms.find("1" + rvar); // affine_form keys a variable "1" + name
   if (term == form->terms.end() || term->second.first != 1) return false;
-  AffineForm shift = *form;
+  analysis::AffineForm shift = *form;
   shift.terms.erase(term->first);
   for (const auto& [key, t] : shift.terms)
     if (key.front() == '1' || key.front() == '2') return false; // another variable or an atom
-  const Expr c = affine_expr(shift);
+  const Expr c = analysis::affine_expr(shift);
   return prover.prove_le(range.lo, add(as_i64(rdom.lo), c)) &&
          prover.prove_le(add(as_i64(rdom.hi), c), range.hi);
 }
 
 // The number of points of a box with constant bounds, or -1.
-std::int64_t constant_points(const std::vector<Interval>& box, const BoundsProver& prover) {
+std::int64_t constant_points(const std::vector<Interval>& box,
+                             const analysis::BoundsProver& prover) {
   std::int64_t points = 1;
   for (const Interval& range : box) {
     const auto span = prover.constant_difference(range.lo, range.hi);
@@ -51,7 +52,8 @@ std::int64_t constant_points(const std::vector<Interval>& box, const BoundsProve
 } // namespace
 
 ReductionStrategy reduction_strategy(const Function& f, const Reduction& r,
-                                     const std::vector<Interval>& box, const BoundsProver& prover) {
+                                     const std::vector<Interval>& box,
+                                     const analysis::BoundsProver& prover) {
   if (r.rvars.empty()) return {ReductionParallelism::Serial, "no reduction variable"};
   // A pipeline is a DAG (Pipeline's constructor): an update never reads its own stage.
   for (const ReductionUpdate& u : r.updates)

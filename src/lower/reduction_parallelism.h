@@ -20,7 +20,7 @@
 //  * Otherwise: serial.
 #pragma once
 
-#include "lower/bounds_simplify.h"
+#include "analysis/bounds_prover.h"
 #include "trapeze/function.h"
 
 #include <cstdint>
@@ -41,6 +41,7 @@ struct ReductionStrategy {
 
 /// The strategy for the updates of `f` (a reduction) computed over `box`.
 ReductionStrategy reduction_strategy(const ir::Function& f, const ir::Reduction& r,
-                                     const std::vector<Interval>& box, const BoundsProver& prover);
+                                     const std::vector<Interval>& box,
+                                     const analysis::BoundsProver& prover);
 
 } // namespace trapeze::lower

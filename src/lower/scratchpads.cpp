@@ -13,7 +13,7 @@ namespace {
 // The largest region of stage s in its dimension k over all tiles (never more
 // than its domain); the innermost one padded to whole 64-byte lines.
 Expr scratchpad_extent(const plan::GroupPlan& group, std::size_t s, std::size_t k,
-                       const BoundsProver& prover) {
+                       const analysis::BoundsProver& prover) {
   const plan::GroupGeometry& g = group.geometry;
   const ir::Function& f = *g.stages[s];
   const Interval& range = f.domain()[k];
@@ -35,7 +35,7 @@ Expr scratchpad_extent(const plan::GroupPlan& group, std::size_t s, std::size_t 
 }
 
 TileBuffer tile_buffer(const GroupState& g, std::size_t s, std::string name,
-                       const BoundsProver& prover) {
+                       const analysis::BoundsProver& prover) {
   TileBuffer b{s, std::move(name), {}, {}};
   for (const Interval& range : g.boxes[s])
     b.origin.push_back(range.lo);

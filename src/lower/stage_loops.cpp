@@ -17,7 +17,8 @@ namespace {
 
 class StageLoops {
 public:
-  StageLoops(const Produce& p, const BoundsProver& prover, const std::set<std::string>& params)
+  StageLoops(const Produce& p, const analysis::BoundsProver& prover,
+             const std::set<std::string>& params)
       : p_(p), prover_(prover), param_names_(params) {}
 
   Stmt run() const {
@@ -307,7 +308,7 @@ private:
   }
 
   const Produce& p_;
-  const BoundsProver& prover_;
+  const analysis::BoundsProver& prover_;
   const std::set<std::string>& param_names_;
 };
 

@@ -46,7 +46,7 @@ void tile_loops(GroupState& g, LoweringState& state) {
   if (!group.fused) return lone_stage(g, state);
   const plan::GroupGeometry& geometry = group.geometry;
   const GroupSchedule& schedule = group.schedule;
-  const BoundsProver& prover = state.prover;
+  const analysis::BoundsProver& prover = state.prover;
   const std::size_t dims = geometry.common_dims();
 
   // Tile loops over the full stages' hull; the tile's bounds as lets.

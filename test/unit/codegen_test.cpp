@@ -1,9 +1,9 @@
 // Loop IR, naive lowering and C++ code generation. The generated code is
 // compiled with the system compiler, loaded, run, and compared with values
 // computed here by hand.
+#include "analysis/bounds_prover.h"
 #include "codegen/abi.h"
 #include "codegen/cpp_codegen.h"
-#include "lower/bounds_simplify.h"
 #include "lower/loop_ir.h"
 #include "support/lowering.h"
 #include "support/sample_pipelines.h"
@@ -108,7 +108,7 @@ Pipeline iy_pipeline() {
 
 TEST(Bounds, ProverUsesNonEmptyDomains) {
   const Pipeline p = iy_pipeline();
-  const lower::BoundsProver prover = lower::BoundsProver::for_pipeline(p);
+  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
   Param R("R");
   EXPECT_TRUE(prover.prove_le(Expr(1), R + 2));    // R + 1 >= 0: Iy's domain is not empty
   EXPECT_FALSE(prover.prove_le(Expr(1), Expr(R))); // R may be 0

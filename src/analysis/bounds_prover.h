@@ -1,8 +1,8 @@
 // Proving and simplifying loop bounds: integer expressions of parameters,
 // loop variables, constants, min and max. Symbolic (for every parameter value
-// the pipeline allows) where analysis/interval_bounds.h is concrete, and over
-// integer coefficients and opaque atoms (lets, min, max) where
-// analysis/affine.h describes accesses with rational ones (see there).
+// the pipeline allows) where interval_bounds.h is concrete, and over integer
+// coefficients and opaque atoms (lets, min, max) where affine.h describes accesses with rational
+// ones (see there).
 #pragma once
 
 #include "trapeze/pipeline.h"
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace trapeze::lower {
+namespace trapeze::analysis {
 
 /// constant + sum(coefficient * symbol). A symbol is a parameter, a variable,
 /// or any other integer subexpression (an atom such as min(R, 0)), keyed by
@@ -58,4 +58,4 @@ private:
   std::vector<AffineForm> facts_;
 };
 
-} // namespace trapeze::lower
+} // namespace trapeze::analysis

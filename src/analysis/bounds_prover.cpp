@@ -1,12 +1,12 @@
 // Affine forms, a small prover over non-emptiness facts, and bound simplification.
-#include "lower/bounds_simplify.h"
+#include "analysis/bounds_prover.h"
 
 #include "trapeze/ir_visitor.h"
 
 #include <cstdlib>
 #include <set>
 
-namespace trapeze::lower {
+namespace trapeze::analysis {
 
 using namespace ir;
 
@@ -213,4 +213,4 @@ Expr BoundsProver::simplify(const Expr& e) const {
   return affine_expr(*affine_form(e));
 }
 
-} // namespace trapeze::lower
+} // namespace trapeze::analysis
