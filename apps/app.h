@@ -69,9 +69,10 @@ Schedule make_manual_schedule_unsharp(const Pipeline& p);
 /// harris: one group of all eleven stages in scratchpads, tiles [32, 256]
 /// over (x, y), scalene, both tile loops collapsed and parallel.
 Schedule make_manual_schedule_harris(const Pipeline& p);
-/// bilateral_grid: the grid reduction alone; the three blurs fused, tiles
-/// [1, 16, 64, 11] over (c, X, Y, z); interpolated and filtered fused, tiles
-/// [2, 16, 1536] over (c, x, y).
+/// bilateral_grid: the grid reduction fused with blurz, tiles [2, 2, 4096,
+/// 16] over (c, X, Y, z) (each tile the histogram of its two grid rows); blurx
+/// and blury fused, tiles [1, 16, 64, 11]; interpolated and filtered fused,
+/// tiles [2, 16, 1536] over (c, x, y).
 Schedule make_manual_schedule_bilateral_grid(const Pipeline& p);
 /// camera_pipe: matrix and curveLUT alone; the 25 image stages fused, tiles
 /// [3, 32, 256, 4] over (c, x, y, deinterleaved.c), the four channel copies inlined.

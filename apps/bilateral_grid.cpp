@@ -174,14 +174,16 @@ App make_bilateral_grid_app() {
 Schedule make_manual_schedule_bilateral_grid(const Pipeline& p) {
   Schedule s;
   s.groups.push_back(fused_group(
-      {"grid"}, {}, 1,
-      "the histogram is a reduction: a group of its own, untiled (lowering runs reductions "
-      "serially)"));
+      {"grid", "blurz"}, {2, 2, 4096, 16}, 2,
+      "the histogram fused with blurz, as Halide's hand-written schedule computes it at blurz's "
+      "rows: a tile of two grid rows (both channels, every column and bin: 48 KiB) runs only the "
+      "updates of its cells (X and Y follow gX and gY) and blurz reads it from cache; the X "
+      "tiles in parallel"));
   s.groups.push_back(fused_group(
-      {"blurz", "blurx", "blury"}, {1, 16, 64, 11}, 2,
-      "the three 5-tap blurs of the grid fused (constant distances along z, X, Y); a tile "
-      "holds all 11 bins and 16 x 64 cells: blurz and blurx scratchpads of ~100 KiB, in L2; "
-      "the c and X tile loops parallel"));
+      {"blurx", "blury"}, {1, 16, 64, 11}, 2,
+      "the two other 5-tap blurs of the grid fused (constant distances along X, Y); a tile holds "
+      "all 11 bins and 16 x 64 cells: the blurx scratchpad in L2; the c and X tile loops "
+      "parallel"));
   s.groups.push_back(fused_group(
       {"interpolated", "filtered"}, {2, 16, 1536}, 2,
       "slicing fused with the division: both channels of interpolated in a 2 x 16 x 1536 "

@@ -94,12 +94,14 @@ private:
 
   // Every dependence inside the group must be affine, single-variable, size-independent.
   bool check_edges() {
-    if (stages_.size() > 1)
-      for (const Function* f : stages_)
-        if (f->definition().is_reduction())
-          return fail(quoted(f->name()) +
-                      " is a reduction: its updates run over a reduction domain, not its own "
-                      "domain, so it cannot share a common space with other stages");
+    // A reduction's reads run over its reduction domain, not its own: it can
+    // share the space only as a producer, reading stages outside the group.
+    for (const EdgeDependence* e : edges_)
+      if (e->consumer->definition().is_reduction())
+        return fail(quoted(e->consumer->name()) + " is a reduction that reads " +
+                    quoted(e->producer_name()) +
+                    " inside the group: its updates run over a reduction domain, not its own "
+                    "domain, so the distance has no meaning in a common space");
     for (const EdgeDependence* e : edges_) {
       for (std::size_t k = 0; k < e->dims.size(); ++k) {
         const DimDependence& d = e->dims[k];

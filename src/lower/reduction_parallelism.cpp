@@ -1,6 +1,7 @@
 // Choosing how a reduction's updates run in parallel (reduction_parallelism.h).
 #include "lower/reduction_parallelism.h"
 
+#include "analysis/reduction_targets.h"
 #include "ir/ir_operators.h"
 #include "trapeze/ir_visitor.h"
 
@@ -18,23 +19,6 @@ bool reads_stage(const Expr& e, const Function& f) {
     if (const auto* a = node.as<Access>(); a && a->func.get() == &f) found = true;
   });
   return found;
-}
-
-// Whether `target` is rvar + c with c free of variables, and rvar's range
-// shifted by c lies in `range` (so the clamp into the box changes nothing).
-bool injective_in(const Expr& target, const std::string& rvar, const Interval& rdom,
-                  const Interval& range, const analysis::BoundsProver& prover) {
-  const auto form = analysis::affine_form(target);
-  if (!form) return false;
-  const auto term = form->terms.find("1" + rvar); // affine_form keys a variable "1" + name
-  if (term == form->terms.end() || term->second.first != 1) return false;
-  analysis::AffineForm shift = *form;
-  shift.terms.erase(term->first);
-  for (const auto& [key, t] : shift.terms)
-    if (key.front() == '1' || key.front() == '2') return false; // another variable or an atom
-  const Expr c = analysis::affine_expr(shift);
-  return prover.prove_le(range.lo, add(as_i64(rdom.lo), c)) &&
-         prover.prove_le(add(as_i64(rdom.hi), c), range.hi);
 }
 
 // The number of points of a box with constant bounds, or -1.
@@ -62,11 +46,10 @@ ReductionStrategy reduction_strategy(const Function& f, const Reduction& r,
                                     [&](const Expr& t) { return reads_stage(t, f); }),
                    "an update of " + f.describe() + " reads the stage itself");
   const std::string& outer = r.rvars.front();
+  const std::vector<analysis::TargetDim> targets = analysis::reduction_targets(f, r, prover);
   const bool disjoint =
-      std::all_of(r.updates.begin(), r.updates.end(), [&](const ReductionUpdate& u) {
-        for (std::size_t d = 0; d < u.target.size(); ++d)
-          if (injective_in(u.target[d], outer, r.rdom.front(), box[d], prover)) return true;
-        return false;
+      std::any_of(targets.begin(), targets.end(), [](const analysis::TargetDim& t) {
+        return t.kind == analysis::TargetDim::Kind::Follows && t.rvar == 0;
       });
   if (disjoint)
     return {ReductionParallelism::DisjointPoints,

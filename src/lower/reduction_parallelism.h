@@ -1,10 +1,9 @@
 // How the updates of a reduction can run in parallel, and with what result.
 //
-//  * Over disjoint points: if, in every update, one target dimension is
-//    `r + c` for the same reduction variable r (the outermost), whose range
-//    shifted by c lies inside the box (an update never reads its own stage:
-//    a pipeline is a DAG), then
-//    distinct values of r write distinct points: the loop over r runs in
+//  * Over disjoint points: if a dimension follows the outermost reduction
+//    variable r (analysis/reduction_targets.h: every target there is r + c,
+//    never clamped; an update never reads its own stage: a pipeline is a
+//    DAG), distinct values of r write distinct points: the loop over r runs in
 //    parallel and every point still gets its updates in the definition's
 //    order, so the result is the serial one, bit for bit (bilateral grid's
 //    histogram: grid(c, gX, gY, bin(...)) += ...; a row sum).

@@ -1,4 +1,5 @@
 // Produces into loop nests (passes.h).
+#include "analysis/reduction_targets.h"
 #include "ir/ir_operators.h"
 #include "lower/fold.h"
 #include "lower/passes.h"
@@ -144,27 +145,55 @@ private:
   }
 
   // The stores of one update into `buffer` at the clamped target (function.h:
-  // a target is clamped into the domain, here the box), with `prefix` indices
-  // in front (a partial result's chunk). `at` reads the buffer's old value.
+  // a target is clamped into the domain), with `prefix` indices in front (a
+  // partial result's chunk). `at` reads the buffer's old value. Behind a test
+  // of the targets that the reduction variables do not move (Fixed), where
+  // the box may not hold them.
   Stmt update(const ReductionUpdate& u, const std::string& buffer, const std::vector<Expr>& prefix,
-              const std::function<Expr(const std::vector<Expr>&)>& at) const {
+              const std::function<Expr(const std::vector<Expr>&)>& at,
+              const std::vector<analysis::TargetDim>& kinds) const {
     std::vector<std::pair<std::string, Expr>> targets;
     std::vector<Expr> index;
+    Expr inside;
     for (int d = 0; d < dims(); ++d) {
-      const Interval& range = p_.box[static_cast<std::size_t>(d)];
+      const Interval& range = p_.stage->domain()[static_cast<std::size_t>(d)];
       const std::string name = let_name(var_name(d));
-      targets.emplace_back(name, min_of(max_of(as_i64(u.target[static_cast<std::size_t>(d)]),
-                                               prover_.simplify(range.lo)),
-                                        prover_.simplify(range.hi)));
+      const Expr clamped = prover_.simplify(
+          min_of(max_of(as_i64(u.target[static_cast<std::size_t>(d)]), prover_.simplify(range.lo)),
+                 prover_.simplify(range.hi)));
+      targets.emplace_back(name, clamped);
       index.push_back(let_ref(name, ScalarType::Int64));
+      const Interval& box = p_.box[static_cast<std::size_t>(d)];
+      if (kinds[static_cast<std::size_t>(d)].kind == analysis::TargetDim::Kind::Fixed &&
+          !(prover_.prove_le(box.lo, clamped) && prover_.prove_le(clamped, box.hi)))
+        inside = and_defined(inside, in_range(clamped, box.lo, box.hi));
     }
     std::vector<Expr> stored = prefix;
     stored.insert(stored.end(), index.begin(), index.end());
     Stmt s = Store::make(buffer, stored,
                          Cast::make(p_.stage->type(), combine(u.op, at(index), u.value)));
+    if (inside.defined()) s = IfThenElse::make(inside, s);
     for (auto it = targets.rbegin(); it != targets.rend(); ++it)
       s = LetStmt::make(it->first, it->second, s);
     return s;
+  }
+
+  // The reduction variables' ranges that update the box: along a dimension
+  // that follows a variable (target = rvar + shift), the box shifted back.
+  std::vector<Interval> rdom_for_box(const Reduction& r,
+                                     const std::vector<analysis::TargetDim>& kinds) const {
+    std::vector<Interval> ranges;
+    for (const Interval& range : r.rdom)
+      ranges.emplace_back(prover_.simplify(range.lo), prover_.simplify(range.hi));
+    for (int d = 0; d < dims(); ++d) {
+      const analysis::TargetDim& t = kinds[static_cast<std::size_t>(d)];
+      if (t.kind != analysis::TargetDim::Kind::Follows) continue;
+      const Interval& box = p_.box[static_cast<std::size_t>(d)];
+      Interval& range = ranges[t.rvar];
+      range = Interval(prover_.simplify(max_of(range.lo, sub(box.lo, t.shift))),
+                       prover_.simplify(min_of(range.hi, sub(box.hi, t.shift))));
+    }
+    return ranges;
   }
 
   static Expr combine(ReduceOp op, const Expr& old, const Expr& value) {
@@ -209,15 +238,15 @@ private:
     return s;
   }
 
-  // The loops of the reduction variables around `body`, the outermost of
-  // kind `outer` over [`first`, `last`] (its whole range when undefined).
-  Stmt rdom_loops(const Reduction& r, Stmt body, ForKind outer, const Expr& first = {},
-                  const Expr& last = {}) const {
+  // The loops of the reduction variables over `ranges` around `body`, the
+  // outermost of kind `outer` over [`first`, `last`] (its range when undefined).
+  Stmt rdom_loops(const Reduction& r, const std::vector<Interval>& ranges, Stmt body, ForKind outer,
+                  const Expr& first = {}, const Expr& last = {}) const {
     for (std::size_t k = r.rvars.size(); k-- > 0;) {
       const bool top = k == 0;
-      body = For::make(r.rvars[k], top && first.defined() ? first : prover_.simplify(r.rdom[k].lo),
-                       top && last.defined() ? last : prover_.simplify(r.rdom[k].hi),
-                       top ? outer : ForKind::Serial, body);
+      body = For::make(r.rvars[k], top && first.defined() ? first : ranges[k].lo,
+                       top && last.defined() ? last : ranges[k].hi, top ? outer : ForKind::Serial,
+                       body);
     }
     return body;
   }
@@ -238,12 +267,15 @@ private:
     const bool parallel = p_.loops.parallel && strategy.kind != ReductionParallelism::Serial;
     const Stmt init = nest(0, r.init, !p_.loops.parallel, false);
     const std::string about = " over " + rdom_text(r) + ": " + strategy.reason;
+    const std::vector<analysis::TargetDim> kinds =
+        analysis::reduction_targets(*p_.stage, r, prover_);
+    const std::vector<Interval> ranges = rdom_for_box(r, kinds);
     if (parallel && strategy.kind == ReductionParallelism::PartialResults)
-      return partial_results(r, init, about);
+      return partial_results(r, init, about, kinds, ranges);
     std::vector<Stmt> updates;
     const auto old = [&](const std::vector<Expr>& index) { return Access::make(p_.stage, index); };
     for (const ReductionUpdate& u : r.updates)
-      updates.push_back(update(u, p_.buffer, {}, old));
+      updates.push_back(update(u, p_.buffer, {}, old, kinds));
     const ForKind outer = parallel ? ForKind::Parallel : ForKind::Serial;
     return Block::make(
         {Comment::make("initialization"), init,
@@ -251,13 +283,15 @@ private:
                                              : " in order, serial" +
                                                    (r.rvars.empty() ? std::string()
                                                                     : " over " + rdom_text(r)))),
-         rdom_loops(r, Block::make(std::move(updates)), outer)});
+         rdom_loops(r, ranges, Block::make(std::move(updates)), outer)});
   }
 
   // Each of kReductionChunks chunks of the outermost reduction variable
   // accumulates into its own partial result, in parallel; then the stage is
   // its initial value combined with the partial results, chunk by chunk.
-  Stmt partial_results(const Reduction& r, const Stmt& init, const std::string& about) const {
+  Stmt partial_results(const Reduction& r, const Stmt& init, const std::string& about,
+                       const std::vector<analysis::TargetDim>& kinds,
+                       const std::vector<Interval>& ranges) const {
     const Function& f = *p_.stage;
     const ReduceOp op = r.updates.front().op;
     const std::string chunk = let_name("chunk");
@@ -274,20 +308,21 @@ private:
       return index;
     };
     // The chunk's part of the outermost variable: [lo + c*n/K, lo + (c+1)*n/K - 1].
-    const Expr lo = prover_.simplify(r.rdom.front().lo);
-    const Expr n = prover_.simplify(plus(sub(r.rdom.front().hi, r.rdom.front().lo), 1));
+    const Expr lo = ranges.front().lo;
+    const Expr n = prover_.simplify(plus(sub(ranges.front().hi, ranges.front().lo), 1));
     const auto cut = [&](const Expr& k) {
       return prover_.simplify(add(lo, div_of(mul(as_i64(k), n), i64(kReductionChunks))));
     };
     std::vector<Stmt> updates;
     for (const ReductionUpdate& u : r.updates)
-      updates.push_back(update(u, partial->name(), {c}, [&](const std::vector<Expr>& index) {
-        return Access::make(partial, at_chunk(index));
-      }));
+      updates.push_back(update(
+          u, partial->name(), {c},
+          [&](const std::vector<Expr>& index) { return Access::make(partial, at_chunk(index)); },
+          kinds));
     const Stmt chunk_loop = For::make(
         chunk, Expr(0), Expr(static_cast<int>(kReductionChunks - 1)), ForKind::Parallel,
         Block::make({box_nest(Store::make(partial->name(), at_chunk(point()), identity(op)), false),
-                     rdom_loops(r, Block::make(std::move(updates)), ForKind::Serial, cut(c),
+                     rdom_loops(r, ranges, Block::make(std::move(updates)), ForKind::Serial, cut(c),
                                 prover_.simplify(plus(cut(add(c, Expr(1))), -1)))}));
     const Stmt combined = box_nest(
         For::make(

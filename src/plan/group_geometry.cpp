@@ -1,6 +1,7 @@
 // The geometry of a fused group and the per-tile regions of its stages.
 #include "plan/group_geometry.h"
 
+#include "analysis/reduction_targets.h"
 #include "ir/ir_operators.h"
 #include "trapeze/error.h"
 
@@ -72,6 +73,7 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
         "; change the group so that its stages are connected and every dependence inside it is a "
         "constant distance");
   const std::set<std::string> in_group(group.stages.begin(), group.stages.end());
+  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
   for (const analysis::StageAlignment& a : g.alignment.stages) {
     const FunctionPtr& f = p.stage(a.stage->name());
     g.stages.push_back(f);
@@ -86,8 +88,16 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
       dims[static_cast<std::size_t>(a.common_dim[k])] = static_cast<int>(k);
       scales[static_cast<std::size_t>(a.common_dim[k])] = a.scale[k];
     }
+    std::vector<bool> whole(g.alignment.common_dims.size(), false);
+    if (const auto& reduction = f->definition().reduction) {
+      const auto targets = analysis::reduction_targets(*f, *reduction, prover);
+      for (std::size_t k = 0; k < a.common_dim.size(); ++k)
+        whole[static_cast<std::size_t>(a.common_dim[k])] =
+            targets[k].kind == analysis::TargetDim::Kind::Any;
+    }
     g.stage_dim.push_back(std::move(dims));
     g.scale.push_back(std::move(scales));
+    g.whole.push_back(std::move(whole));
   }
   const auto position = [&](const Function* f) {
     for (std::size_t s = 0; s < g.stages.size(); ++s)
@@ -179,6 +189,8 @@ GroupRegions tile_regions(const GroupGeometry& g, TileShape shape,
     for (std::size_t c = 0; c < dims; ++c) {
       if (g.stage_dim[s][c] < 0) {
         region[c] = Interval(zero(), zero());
+      } else if (g.whole[s][c]) { // a reduction's computed index: every point, always
+        region[c] = domain[c];
       } else if (!any) { // read by nothing in the group: nothing to compute
         region[c] = Interval(domain[c].lo, plus(domain[c].lo, -1));
       } else {
@@ -203,7 +215,7 @@ std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
 }
 
 std::optional<std::int64_t> DimReach::span(std::int64_t tile_size) const {
-  if (follows_tile && fixed) return std::nullopt;
+  if (whole || (follows_tile && fixed)) return std::nullopt;
   if (follows_tile) return tile_size + below + above;
   if (fixed) return fixed_hi - fixed_lo + 1;
   return 0;
@@ -226,6 +238,7 @@ GroupReach region_reach(const GroupGeometry& g, TileShape shape) {
         add_fixed(0, 0);
         continue;
       }
+      r.whole = g.whole[s][c];
       r.follows_tile = g.full[s];
       for (std::size_t e = 0; e < g.edges.size(); ++e) {
         if (g.edges[e].first != s) continue;

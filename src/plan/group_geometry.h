@@ -41,6 +41,11 @@ struct GroupGeometry {
   std::vector<bool> full;
   /// Per stage, per common dimension: the stage's dimension there, or -1.
   std::vector<std::vector<int>> stage_dim;
+  /// Per stage, per common dimension: a reduction whose updates address that
+  /// dimension by a computed index (analysis/reduction_targets.h: Any), so
+  /// that any of its points may need any update: its region is always its
+  /// whole domain there.
+  std::vector<std::vector<bool>> whole;
   /// Per stage, per common dimension: the scale (point x lies at scale * x; 1 where absent).
   std::vector<std::vector<std::int64_t>> scale;
   /// The producer and consumer of each dependence (indices into stages).
@@ -101,9 +106,10 @@ struct DimReach {
   std::int64_t below = 0, above = 0; ///< >= 0
   bool fixed = false;
   std::int64_t fixed_lo = 0, fixed_hi = 0;
+  bool whole = false; ///< always the stage's whole domain (GroupGeometry::whole)
   /// The most common positions the region can span for tiles of `tile_size`
   /// positions; nullopt when it has both parts (their distance depends on the
-  /// tile: only the domain bounds it).
+  /// tile: only the domain bounds it) or is the whole domain.
   std::optional<std::int64_t> span(std::int64_t tile_size) const;
 };
 

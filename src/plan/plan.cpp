@@ -52,7 +52,8 @@ std::vector<std::size_t> group_order(const Pipeline& p, const Schedule& schedule
 // innermost dimension whole keeps the innermost loops long and vectorizable.
 // A dimension that a stage of the group lacks is never split: that stage lies
 // at one position of it, which its consumers read from every band, and its
-// producers' fixed positions need not lie in the first band.
+// producers' fixed positions need not lie in the first band. Nor is one
+// where a reduction's region is its whole domain (it is computed once).
 std::vector<std::int64_t> resolve_bands(const GroupGeometry& g, const GroupSchedule& group) {
   const std::size_t dims = g.common_dims();
   std::vector<std::int64_t> sizes = group.inner_tile_sizes;
@@ -63,8 +64,9 @@ std::vector<std::int64_t> resolve_bands(const GroupGeometry& g, const GroupSched
   }
   bool split = false;
   for (std::size_t c = 0; c < dims; ++c) {
-    const bool lacked = std::any_of(g.stage_dim.begin(), g.stage_dim.end(),
-                                    [&](const std::vector<int>& d) { return d[c] < 0; });
+    bool lacked = false;
+    for (std::size_t s = 0; s < g.stages.size(); ++s)
+      lacked = lacked || g.stage_dim[s][c] < 0 || g.whole[s][c];
     if (lacked || (!group.tile_sizes.empty() && sizes[c] >= group.tile_sizes[c])) sizes[c] = 0;
     split = split || sizes[c] > 0;
   }

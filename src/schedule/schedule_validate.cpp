@@ -150,23 +150,21 @@ private:
     return stages;
   }
 
-  // A fused group: connected, and without reductions; a reduction's own
-  // group is untiled (lowering tiles only pure and case stages).
+  // A fused group: connected; a reduction in it reads only stages of earlier
+  // groups (a tile computes the part of it that the tile reads, from them).
   void check_fusable(std::size_t g) const {
     const std::vector<const ir::Function*> stages = group_stages(g);
-    if (stages.size() == 1) {
-      if (stages.front()->definition().is_reduction() && !s_.groups[g].tile_sizes.empty())
-        throw Error("schedule: " + describe_group(s_, g) + " tiles the reduction " +
-                    stages.front()->describe() +
-                    "; reductions cannot be tiled yet: leave its tile_sizes empty");
-      return;
+    for (const ir::Function* f : stages) {
+      if (!f->definition().is_reduction()) continue;
+      for (const auto& producer : p_.producer_stages(*f))
+        if (group_of_.at(producer->name()) == g)
+          throw Error("schedule: " + describe_group(s_, g) + " fuses the reduction " +
+                      f->describe() + " with its producer '" + producer->name() +
+                      "'; a reduction in a fused group must read only stages of earlier groups "
+                      "(each tile computes the part of it that the tile needs): put '" +
+                      producer->name() + "' in an earlier group");
     }
-    for (const ir::Function* f : stages)
-      if (f->definition().is_reduction())
-        throw Error("schedule: " + describe_group(s_, g) + " fuses the reduction " + f->describe() +
-                    " with other stages; fusing reductions is not supported by tiling yet: put '" +
-                    f->name() + "' in a group of its own");
-    check_connected(g, stages);
+    if (stages.size() > 1) check_connected(g, stages);
   }
 
   // The dimensions of the group's common space (their names): a single

@@ -1,12 +1,15 @@
 // Reductions run in parallel where their updates allow (reduction_parallelism.h)
 // and give the interpreter's result: bit for bit over disjoint points and for
 // integer partial results, within the float tolerance for float sums.
+#include "app.h"
 #include "support/lowering.h"
 #include "trapeze/dsl.h"
 #include "trapeze/runtime.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace trapeze {
 namespace {
@@ -89,6 +92,57 @@ TEST(ParallelReductions, DisjointPointsAndSerialScatter) {
   EXPECT_THAT(ir, HasSubstr("in parallel over rx: distinct rx update distinct points"));
   EXPECT_THAT(ir, HasSubstr("parallel for rx in [0, R - 1]"));
   EXPECT_THAT(ir, HasSubstr("updates in order, serial over rx in [0, R - 1], ry in [0, C - 1]"));
+}
+
+// A reduction fused with its consumers (bilateral grid: each tile computes the
+// histogram of the grid cells it reads): the grid's X and Y follow the
+// reduction variables gX and gY (a tile runs only the updates of its cells),
+// its channel is a constant per update (guarded where the tile holds one
+// channel), its bin is computed (the tile computes every bin). Every shape and
+// tiling, bounds-checked, against the interpreter; a tiled lone histogram too.
+TEST(FusedReductions, BilateralGridMatchesInterpreter) {
+  const apps::App& app = apps::find_app("bilateral_grid");
+  const Pipeline p = app.build();
+  const auto fused = [&](std::vector<std::string> stages, std::vector<std::int64_t> tiles,
+                         TileShape shape) {
+    Schedule s = Schedule::naive(p);
+    s.groups.erase(std::remove_if(s.groups.begin(), s.groups.end(),
+                                  [&](const GroupSchedule& g) {
+                                    return std::find(stages.begin(), stages.end(), g.stages[0]) !=
+                                           stages.end();
+                                  }),
+                   s.groups.end());
+    GroupSchedule g;
+    g.stages = std::move(stages);
+    g.tile_sizes = std::move(tiles);
+    g.shape = shape;
+    g.parallel_tile_dims = 2;
+    s.groups.insert(s.groups.begin(), g);
+    return s;
+  };
+  CompileOptions checked;
+  checked.bounds_check = true;
+  checked.flags = "-O1 -fopenmp -ffp-contract=off"; // five compiles: keep them cheap
+  const std::vector<Schedule> schedules = {
+      fused({"grid", "blurz"}, {2, 4, 1000, 15}, TileShape::Scalene),
+      fused({"grid", "blurz", "blurx", "blury"}, {1, 5, 7, 11}, TileShape::Scalene),
+      fused({"grid", "blurz", "blurx", "blury"}, {2, 3, 4, 4}, TileShape::PolyMage),
+      fused({"grid", "blurz", "blurx"}, {1, 2, 9, 15}, TileShape::Rectangle),
+      fused({"grid"}, {1, 3, 5, 4}, TileShape::Scalene)};
+  const ParamValues bound = p.bind(app.size_for_image(24, 40));
+  const BufferMap inputs = app.make_inputs(p, bound);
+  const BufferMap expected = interpret(p, bound, inputs);
+  for (const Schedule& s : schedules) {
+    const CompiledPipeline compiled = compile(p, s, checked);
+    const BufferMap actual = compiled.run(bound, inputs, 2);
+    const auto mismatch =
+        compare_buffers(expected.at("filtered"), actual.at("filtered"), app.tolerance);
+    EXPECT_FALSE(mismatch.has_value()) << s.to_json() << "\n" << (mismatch ? mismatch->str() : "");
+  }
+  const std::string ir = testing_support::lowered_text(p, schedules[1]);
+  EXPECT_THAT(ir, HasSubstr("serial for gX in [max(1, grid_X_lo), min((R - 1) / 8 - 1, "
+                            "grid_X_hi)]"));
+  EXPECT_THAT(ir, HasSubstr("if grid_c_lo <= 1 && 1 <= grid_c_hi:")); // one channel per tile
 }
 
 } // namespace

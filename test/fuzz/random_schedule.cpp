@@ -78,13 +78,18 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
   for (std::size_t i = 0; i < stages.size(); ++i)
     group_of[i] = i;
   const double appetite = rng.unit();
+  // Whether a reduction joins its consumer's group comes from a generator of
+  // its own, so that the other draws of a seed stay what they were.
+  FuzzRng reductions(rp.seed ^ 0x2545f4914f6cdd1dull);
   for (const FunctionPtr& consumer : stages) {
     if (is_reduction(*consumer)) continue;
     for (const FunctionPtr& producer : p.producer_stages(*consumer)) {
-      if (is_reduction(*producer) ||
-          rp.data_dependent_edges.count({producer->name(), consumer->name()}))
+      if (rp.data_dependent_edges.count({producer->name(), consumer->name()})) continue;
+      if (is_reduction(*producer)) {
+        if (!reductions.chance(0.35)) continue; // fused: each tile computes its part of it
+      } else if (!rng.chance(appetite)) {
         continue;
-      if (!rng.chance(appetite)) continue;
+      }
       const std::size_t from = group_of[index.at(producer->name())];
       const std::size_t to = group_of[index.at(consumer->name())];
       if (from == to) continue;
