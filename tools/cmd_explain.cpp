@@ -4,6 +4,7 @@
 #include "pipeline_source.h"
 #include "schedule_choice.h"
 #include "trapeze/explain.h"
+#include "trapeze/explain_schedule.h"
 #include "trapeze/text_form.h"
 
 #include <fmt/core.h>

@@ -5,6 +5,7 @@
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/explain.h"
+#include "trapeze/explain_schedule.h"
 #include "trapeze/image_io.h"
 #include "trapeze/pipeline.h"
 #include "trapeze/runtime.h"

@@ -3,7 +3,7 @@
 // analysis because they report what lowering makes.)
 #include "lower/lower.h"
 #include "plan/footprint.h"
-#include "trapeze/explain.h"
+#include "trapeze/explain_schedule.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 #include "support/sample_pipelines.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
-#include "trapeze/explain.h"
+#include "trapeze/explain_schedule.h"
 #include "trapeze/ir_visitor.h"
 
 #include <gmock/gmock.h>
