@@ -77,7 +77,9 @@ Schedule make_manual_schedule_bilateral_grid(const Pipeline& p);
 /// camera_pipe: matrix and curveLUT alone; the 25 image stages fused, tiles
 /// [3, 32, 256, 4] over (c, x, y, deinterleaved.c), the four channel copies inlined.
 Schedule make_manual_schedule_camera_pipe(const Pipeline& p);
-/// pyramid_blend: all 40 stages in one group, tiles [1, 64, 512] over (c, x, y).
+/// pyramid_blend: per level, each down-sampling step's two passes fused and
+/// each collapse step (Laplacians, blend, up-sampling) fused, tiles of 16
+/// whole rows of one channel; the Laplacians and blends inlined.
 Schedule make_manual_schedule_pyramid_blend(const Pipeline& p);
 /// interpolate: levels 0-3 of the down pyramid fused, levels 3-0 of the up
 /// pyramid fused (tiles [1, 64, 512]); the coarse levels and the output alone.

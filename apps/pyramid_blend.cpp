@@ -322,14 +322,46 @@ App make_pyramid_blend_app() {
 }
 
 Schedule make_manual_schedule_pyramid_blend(const Pipeline& p) {
-  // Tried (default size, 2 threads): [3, 32, 256] 2.98 s, [3, 64, 512] 2.78 s,
-  // [1, 64, 512] 2.37 s; naive 6.6 s.
-  return fuse_all_stages(
-      p, {1, 64, 512}, 2,
-      "all 40 stages fused: the whole pyramid aligns (scales 1 to 8, constant distances); "
-      "tiles of 64 x 512 pixels of one channel keep the halo of the coarse levels to ~29% "
-      "redundant computation and the scratchpads near L2 (~1.5 MiB); c and x tile loops "
-      "parallel");
+  // Tried (default size, 2 threads, ms): all 40 stages in one group, tiles
+  // [1, 64, 512]: 135 (naive 142): the coarse levels' halos are recomputed
+  // per tile and the group's scratchpads spill L2. Per-level groups of whole
+  // rows, below: 69, with tiles of 8 / 32 rows within 5%.
+  Schedule s;
+  const std::string rows_reason =
+      "a down-sampling step fused: the column pass reads the row pass at its own rows, so "
+      "tiles of 16 whole rows of one channel recompute nothing and keep the row pass in a "
+      "scratchpad of 16 x C/2^(l-1) floats (250 KiB at level 1, in L2); channels and row tiles "
+      "in parallel";
+  for (int l = 1; l < kLevels; ++l) {
+    const std::string level = std::to_string(l);
+    for (const char* input : {"img1", "img2"})
+      s.groups.push_back(fused_group({"Dx_" + level + "_" + input, "Dy_" + level + "_" + input},
+                                     {1, 16, 100000}, 2, rows_reason));
+    s.groups.push_back(
+        fused_group({"Dx_" + level + "_mask", "Dy_" + level + "_mask"}, {16, 100000}, 2,
+                    "the mask's down-sampling step fused, tiles of 16 whole rows in parallel"));
+  }
+  s.groups.push_back(fused_group({"Res_3"}, {}, 2,
+                                 "the coarsest level's blend: 1/64 of the pixels, not worth a "
+                                 "scratchpad in the level-2 group"));
+  for (int l = kLevels - 2; l >= 0; --l) {
+    const std::string level = std::to_string(l);
+    const std::string out = l == 0 ? "blend" : "Col_" + level;
+    const std::string uy1 = "Uy_" + level + "_img1", uy2 = "Uy_" + level + "_img2",
+                      res = "Res_" + level;
+    s.groups.push_back(fused_group(
+        {"Ux_" + level + "_img1", uy1, "Ux_" + level + "_img2", uy2, res, out + "_x", out},
+        {1, 16, 100000}, 2,
+        "one collapse level: both Laplacians, their blend and the up-sampling of the coarser "
+        "result fused; the column passes read the row passes at their own rows, so tiles of 16 "
+        "whole rows of one channel recompute nothing and keep the row passes in scratchpads of "
+        "16 x C/2^(l+1) floats; the Laplacians and the blend inlined into their one reader; "
+        "channels and row tiles in parallel"));
+    for (const std::string& stage : {uy1, uy2, res})
+      s.storage[stage] = Storage::Inlined;
+  }
+  add_remaining_stages(p, s, "not fused");
+  return s;
 }
 
 } // namespace trapeze::apps

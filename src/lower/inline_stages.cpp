@@ -5,6 +5,7 @@
 
 #include "analysis/affine.h"
 #include "analysis/case_region.h"
+#include "ir/ir_operators.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
@@ -16,13 +17,6 @@ namespace trapeze::lower {
 using namespace ir;
 
 namespace {
-
-Expr i64(std::int64_t v) { return Expr(v); }
-Expr add(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Add, a, b); }
-Expr mul(const Expr& a, const Expr& b) { return Binary::make(BinaryOp::Mul, a, b); }
-Expr to_int64(const Expr& e) {
-  return e.type() == ScalarType::Int64 ? e : Cast::make(ScalarType::Int64, e);
-}
 
 // Where the points an index touches lie, relative to one interval.
 enum class Placement : std::uint8_t { Inside, Outside, Unknown };
@@ -89,7 +83,7 @@ Expr box_test(const std::vector<Expr>& args, const std::vector<Interval>& box,
               const analysis::BoundsProver& prover) {
   Expr test;
   for (std::size_t k = 0; k < args.size(); ++k) {
-    const Expr a = to_int64(args[k]);
+    const Expr a = as_i64(args[k]);
     const Expr in =
         Binary::make(BinaryOp::And, Binary::make(BinaryOp::LE, prover.simplify(box[k].lo), a),
                      Binary::make(BinaryOp::LE, a, prover.simplify(box[k].hi)));
@@ -145,25 +139,187 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
   for (const FunctionPtr& producer : reads)
     prepare(producer);
 
-  Prepared p;
-  p.stage = f;
-  const EvaluationContext domain{f->vars(), f->domain()};
   const Definition& def = f->definition();
   const std::vector<analysis::CaseRegion> regions = analysis::case_regions(*f);
-  for (std::size_t i = 0; i < def.cases.size(); ++i) {
-    p.boxes.push_back(simplified(regions[i].box));
-    p.residuals.push_back(regions[i].residual.defined() ? inline_reads(regions[i].residual, domain)
-                                                        : regions[i].residual);
-    // A case's value is only evaluated inside its box (see inline_reads).
-    p.values.push_back(inline_reads(def.cases[i].value, {f->vars(), regions[i].box}));
-  }
-  p.otherwise =
-      def.otherwise.defined() ? inline_reads(def.otherwise, domain) : constant(f->type(), 0);
+  CasedDefinition raw;
+  for (std::size_t i = 0; i < def.cases.size(); ++i)
+    raw.cases.push_back({regions[i].box, regions[i].residual, def.cases[i].value});
+  raw.otherwise = def.otherwise.defined() ? def.otherwise : constant(f->type(), 0);
+  Prepared p{f, inline_definition(f->vars(), f->domain(), raw)};
+  for (ProduceCase& c : p.def.cases)
+    c.box = simplified(c.box);
   return prepared_.emplace(f->name(), std::move(p)).first->second;
 }
 
+CasedDefinition StageInliner::inline_definition(const std::vector<std::string>& vars,
+                                                const std::vector<Interval>& domain,
+                                                const CasedDefinition& def) const {
+  CasedDefinition out;
+  // One case (or the otherwise: no residual, appended after every case, which
+  // keeps first-match order) split while a read in its value can split it.
+  // Each split adds a case, so the budget ends the loop. A case is reached
+  // only outside the boxes of the earlier cases that have no residual.
+  std::vector<Box> earlier;
+  const auto add = [&](const ProduceCase& c, bool is_otherwise) {
+    std::vector<Box> excluded = earlier;
+    while (true) {
+      const Place place{{vars, simplified(c.box)}, excluded};
+      const std::optional<Box> part =
+          out.cases.size() + 1 < kMaxCases ? find_split(c.value, place) : std::nullopt;
+      if (!part) {
+        const Expr value = inline_reads_at(c.value, place);
+        if (is_otherwise) {
+          out.otherwise = value;
+        } else {
+          out.cases.push_back(
+              {c.box, c.residual.defined() ? inline_reads_at(c.residual, place) : c.residual,
+               value});
+        }
+        return;
+      }
+      // The part where the read's case holds: there the read resolves to it.
+      const Place inside{{vars, intersect(place.where.ranges, *part)}, excluded};
+      out.cases.push_back({inside.where.ranges,
+                           c.residual.defined() ? inline_reads_at(c.residual, inside) : c.residual,
+                           inline_reads_at(c.value, inside)});
+      // The rest reaches this case only outside that part.
+      excluded.push_back(*part);
+    }
+  };
+  for (const ProduceCase& c : def.cases) {
+    add(c, false);
+    if (!c.residual.defined()) earlier.push_back(simplified(c.box));
+  }
+  add({domain, Expr(), def.otherwise}, true);
+  return out;
+}
+
+std::optional<StageInliner::Box> StageInliner::find_split(const Expr& e, const Place& place) const {
+  std::optional<Box> split;
+  for_each_node(e, [&](const Expr& node) {
+    const auto* a = node.as<Access>();
+    if (split || !a || !a->func) return;
+    const auto it = prepared_.find(a->func->name());
+    if (it == prepared_.end()) return;
+    for (const ProduceCase& c : it->second.def.cases) {
+      if (place_read(a->args, c.box, place.where, prover_) != Placement::Unknown) continue;
+      std::optional<Box> part = read_box(a->args, c.box, place.where);
+      if (part && !excluded(*part, place)) {
+        split = std::move(part);
+        return;
+      }
+    }
+  });
+  return split;
+}
+
+std::optional<StageInliner::Box> StageInliner::read_box(const std::vector<Expr>& args,
+                                                        const Box& box,
+                                                        const EvaluationContext& where) const {
+  if (where.ranges.size() != where.vars.size()) return std::nullopt;
+  Box part = where.ranges;
+  std::vector<bool> used(where.vars.size(), false);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const auto index = analysis::affine_index(args[k]);
+    if (!index || index->vars.size() != 1 || index->vars[0].second != 1) return std::nullopt;
+    std::size_t v = 0;
+    while (v < where.vars.size() && where.vars[v] != index->vars[0].first)
+      ++v;
+    if (v == where.vars.size() || used[v]) return std::nullopt;
+    used[v] = true;
+    // floor((var + rest) / d) in [lo, hi]  <=>  d*lo - rest <= var <= d*hi + d - 1 - rest.
+    Expr rest = i64(index->constant);
+    for (const auto& [name, coefficient] : index->params)
+      rest = add(rest, mul(i64(coefficient), ParamRef::make(name)));
+    const std::int64_t d = index->divisor;
+    part[v] = Interval(prover_.simplify(sub(mul(i64(d), box[k].lo), rest)),
+                       prover_.simplify(sub(add(mul(i64(d), box[k].hi), i64(d - 1)), rest)));
+  }
+  return intersect(where.ranges, part);
+}
+
+bool StageInliner::excluded(const Box& read, const Place& place) const {
+  // The points in question: read's box within place's, each bound kept as
+  // the two candidates (whichever the prover can use).
+  Bounds r(read.size());
+  for (std::size_t d = 0; d < read.size(); ++d) {
+    r[d].los = {read[d].lo};
+    r[d].his = {read[d].hi};
+    if (d < place.where.ranges.size()) {
+      r[d].los.push_back(place.where.ranges[d].lo);
+      r[d].his.push_back(place.where.ranges[d].hi);
+    }
+  }
+  return covered(r, place.excluded, place.excluded.size());
+}
+
+bool StageInliner::covered(const Bounds& r, const std::vector<Box>& boxes,
+                           std::size_t depth) const {
+  const auto le_any = [&](const Expr& a, const std::vector<Expr>& bs) {
+    for (const Expr& b : bs)
+      if (prover_.prove_le(a, b)) return true;
+    return false;
+  };
+  const auto any_le = [&](const std::vector<Expr>& as, const Expr& b) {
+    for (const Expr& a : as)
+      if (prover_.prove_le(a, b)) return true;
+    return false;
+  };
+  // Along d, e covers r's range (both ends).
+  const auto spans = [&](const Box& e, std::size_t d) {
+    return le_any(e[d].lo, r[d].los) && any_le(r[d].his, e[d].hi);
+  };
+  // An empty rest (lo > hi along some dimension) is covered too.
+  for (std::size_t d = 0; d < r.size(); ++d)
+    for (const Expr& lo : r[d].los)
+      if (any_le(r[d].his, prover_.simplify(plus(lo, -1)))) return true;
+  for (const Box& e : boxes) {
+    bool all = true;
+    for (std::size_t d = 0; all && d < r.size(); ++d)
+      all = spans(e, d);
+    if (all) return true;
+  }
+  if (depth == 0) return false;
+  // A box that covers r along every dimension but d, and a prefix or suffix
+  // of it along d, is peeled off; the rest must be covered by the others
+  // (boundary strips around an interior, first-match cases in a row).
+  for (const Box& e : boxes) {
+    for (std::size_t d = 0; d < r.size(); ++d) {
+      bool others = true;
+      for (std::size_t o = 0; others && o < r.size(); ++o)
+        others = o == d || spans(e, o);
+      if (!others) continue;
+      if (le_any(e[d].lo, r[d].los)) {
+        Bounds rest = r;
+        rest[d].los = {prover_.simplify(plus(e[d].hi, 1))};
+        if (covered(rest, boxes, depth - 1)) return true;
+      }
+      if (any_le(r[d].his, e[d].hi)) {
+        Bounds rest = r;
+        rest[d].his = {prover_.simplify(plus(e[d].lo, -1))};
+        if (covered(rest, boxes, depth - 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+StageInliner::Box StageInliner::intersect(const Box& a, const Box& b) const {
+  Box out;
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    const Expr lo = prover_.prove_le(a[d].lo, b[d].lo)   ? b[d].lo
+                    : prover_.prove_le(b[d].lo, a[d].lo) ? a[d].lo
+                                                         : max_of(a[d].lo, b[d].lo);
+    const Expr hi = prover_.prove_le(a[d].hi, b[d].hi)   ? a[d].hi
+                    : prover_.prove_le(b[d].hi, a[d].hi) ? b[d].hi
+                                                         : min_of(a[d].hi, b[d].hi);
+    out.emplace_back(prover_.simplify(lo), prover_.simplify(hi));
+  }
+  return out;
+}
+
 Expr StageInliner::read_of(const Prepared& stage, const std::vector<Expr>& args,
-                           const EvaluationContext& where) const {
+                           const Place& place) const {
   const Function& f = *stage.stage;
   std::vector<std::pair<std::string, Expr>> point;
   for (std::size_t k = 0; k < args.size(); ++k)
@@ -171,12 +327,17 @@ Expr StageInliner::read_of(const Prepared& stage, const std::vector<Expr>& args,
                                         ? args[k]
                                         : Cast::make(ScalarType::Int32, args[k]));
   const auto at_point = [&](const Expr& e) { return substitute_vars(e, point); };
-  Expr value = at_point(stage.otherwise);
-  for (std::size_t i = stage.values.size(); i-- > 0;) {
-    const Placement placement = place_read(args, stage.boxes[i], where, prover_);
+  const std::vector<ProduceCase>& cases = stage.def.cases;
+  Expr value = at_point(stage.def.otherwise);
+  for (std::size_t i = cases.size(); i-- > 0;) {
+    const Placement placement = place_read(args, cases[i].box, place.where, prover_);
     if (placement == Placement::Outside) continue;
-    const Expr v = at_point(stage.values[i]);
-    const Expr& residual = stage.residuals[i];
+    if (placement == Placement::Unknown) {
+      const std::optional<Box> part = read_box(args, cases[i].box, place.where);
+      if (part && excluded(*part, place)) continue;
+    }
+    const Expr v = at_point(cases[i].value);
+    const Expr& residual = cases[i].residual;
     // Inside the box: the residual alone decides, and the value is safe to evaluate.
     Expr inside = residual.defined() ? Select::make(at_point(residual), v, value) : v;
     if (placement == Placement::Inside) {
@@ -185,22 +346,26 @@ Expr StageInliner::read_of(const Prepared& stage, const std::vector<Expr>& args,
     }
     // The box test only reads coordinates, so code generation keeps it lazy:
     // the value (which may read out of bounds outside the box) stays behind it.
-    value = Select::make(box_test(args, stage.boxes[i], prover_), inside, value);
+    value = Select::make(box_test(args, cases[i].box, prover_), inside, value);
   }
   return value;
 }
 
-std::vector<Interval> StageInliner::simplified(const std::vector<Interval>& box) const {
-  std::vector<Interval> out;
+StageInliner::Box StageInliner::simplified(const Box& box) const {
+  Box out;
   for (const Interval& range : box)
     out.emplace_back(prover_.simplify(range.lo), prover_.simplify(range.hi));
   return out;
 }
 
 Expr StageInliner::inline_reads(const Expr& e, const EvaluationContext& context) const {
+  return inline_reads_at(e, {context, {}});
+}
+
+Expr StageInliner::inline_reads_at(const Expr& e, const Place& place) const {
   if (stages_.empty()) return e;
   // Bounds in canonical form, so that the prover sees through min and max.
-  const EvaluationContext where{context.vars, simplified(context.ranges)};
+  const Place at{{place.where.vars, simplified(place.where.ranges)}, place.excluded};
   const ReadRewrite read = [&](const Access& access) -> Expr {
     const auto it = prepared_.find(access.func->name());
     if (it == prepared_.end()) {
@@ -208,7 +373,7 @@ Expr StageInliner::inline_reads(const Expr& e, const EvaluationContext& context)
                      "an inlined stage read before it was prepared: " + access.func->name());
       return Expr();
     }
-    return read_of(it->second, access.args, where);
+    return read_of(it->second, access.args, at);
   };
   return ReadInliner(read).mutate(e);
 }
@@ -223,13 +388,13 @@ void inline_stages(GroupState& g, LoweringState& state) {
     TRAPEZE_ASSERT(p, "inline_stages runs on Produces");
     const Function& f = *p->stage;
     const EvaluationContext domain{f.vars(), f.domain()};
-    std::vector<ProduceCase> cases;
-    for (const ProduceCase& c : p->cases)
-      cases.push_back({c.box,
-                       c.residual.defined() ? inliner.inline_reads(c.residual, domain) : c.residual,
-                       inliner.inline_reads(c.value, {f.vars(), c.box})});
-    const Expr otherwise =
-        p->otherwise.defined() ? inliner.inline_reads(p->otherwise, domain) : p->otherwise;
+    std::vector<ProduceCase> cases = p->cases;
+    Expr otherwise = p->otherwise;
+    if (otherwise.defined()) {
+      CasedDefinition def = inliner.inline_definition(f.vars(), f.domain(), {cases, otherwise});
+      cases = std::move(def.cases);
+      otherwise = std::move(def.otherwise);
+    }
     std::optional<Reduction> reduction = p->reduction;
     if (reduction) {
       reduction->init = inliner.inline_reads(reduction->init, domain);

@@ -2,13 +2,17 @@
 // read's point. Stages with cases inline too: a case whose box provably holds
 // (or fails) at every point where the read is evaluated is resolved at lowering
 // time, so a stencil over a stage's interior reads its interior value directly,
-// with no per-point select.
+// with no per-point select. A case that holds on part of the points instead
+// splits the reader's case in two boxes, where it holds and where it fails, so
+// that partitioning turns the test into loop bounds.
 #pragma once
 
 #include "analysis/bounds_prover.h"
+#include "lower/loop_ir.h"
 #include "trapeze/function.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,13 @@ namespace trapeze::lower {
 struct EvaluationContext {
   std::vector<std::string> vars;
   std::vector<Interval> ranges;
+};
+
+/// A definition as ordered cases (the first whose box and residual hold
+/// applies) and the value where none does.
+struct CasedDefinition {
+  std::vector<ProduceCase> cases;
+  Expr otherwise;
 };
 
 /// The inlined stages of a schedule, with their definitions prepared once.
@@ -38,21 +49,59 @@ public:
   /// in its box test, so that its value is only evaluated inside its box.
   Expr inline_reads(const Expr& e, const EvaluationContext& where) const;
 
+  /// `def`, the definition of a stage with variables `vars` over `domain`,
+  /// with its reads of inlined stages replaced (each case's value and residual
+  /// in its box, the otherwise in the domain). Where a read's case holds on a
+  /// part of a case's points only, and that part is a box of `vars` (every
+  /// index of the read one variable with coefficient 1, over a divisor, each
+  /// variable in one index), the case is first split in two: that part, then
+  /// the rest, where the read's case is known to fail. At most kMaxCases
+  /// cases; past them the test stays a select, as in inline_reads.
+  CasedDefinition inline_definition(const std::vector<std::string>& vars,
+                                    const std::vector<Interval>& domain,
+                                    const CasedDefinition& def) const;
+
+  /// The most cases inline_definition splits a definition into.
+  static constexpr std::size_t kMaxCases = 8;
+
 private:
   // A stage's definition with the reads of other inlined stages already
-  // replaced, each expression in the context it is evaluated in.
+  // replaced; its boxes simplified, within the domain.
   struct Prepared {
     ir::FunctionPtr stage;
-    std::vector<std::vector<Interval>> boxes; ///< per case, within the domain
-    std::vector<Expr> residuals;              ///< per case, the rest of its condition, or undefined
-    std::vector<Expr> values;                 ///< per case
-    Expr otherwise;
+    CasedDefinition def;
   };
+  // Where an expression is evaluated, and boxes of its variables known to
+  // hold none of its points (the boxes of earlier cases split off).
+  struct Place {
+    EvaluationContext where;
+    std::vector<std::vector<Interval>> excluded;
+  };
+  using Box = std::vector<Interval>;
 
   const Prepared& prepare(const ir::FunctionPtr& f);
-  std::vector<Interval> simplified(const std::vector<Interval>& box) const;
-  Expr read_of(const Prepared& stage, const std::vector<Expr>& args,
-               const EvaluationContext& where) const;
+  Box simplified(const Box& box) const;
+  Expr read_of(const Prepared& stage, const std::vector<Expr>& args, const Place& place) const;
+  Expr inline_reads_at(const Expr& e, const Place& place) const;
+  // The first read in `e` of a case holding on part of `place` only, as the
+  // box of place's variables where it holds; nullopt if none can split.
+  std::optional<Box> find_split(const Expr& e, const Place& place) const;
+  // The points of place's variables where a read with `args` falls in `box`,
+  // within place's ranges; nullopt if they are not a box.
+  std::optional<Box> read_box(const std::vector<Expr>& args, const Box& box,
+                              const EvaluationContext& where) const;
+  // Whether no point of `where` lies in `read` (the box of a read's case), by
+  // the excluded boxes of `place`.
+  bool excluded(const Box& read, const Place& place) const;
+  // A box as candidate bounds per dimension: [max of los, min of his].
+  struct CandidateBounds {
+    std::vector<Expr> los, his;
+  };
+  using Bounds = std::vector<CandidateBounds>;
+  // Whether the union of `boxes` provably holds every point of `r`, peeling
+  // boxes off its ends at most `depth` times.
+  bool covered(const Bounds& r, const std::vector<Box>& boxes, std::size_t depth) const;
+  Box intersect(const Box& a, const Box& b) const;
 
   const analysis::BoundsProver& prover_;
   std::map<std::string, ir::FunctionPtr> stages_;

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -234,28 +235,62 @@ TEST(LowerSchedule, InlinedCaseResolvedByItsBox) {
   EXPECT_THAT(ir, testing::Not(HasSubstr("Ixx(")));
 }
 
-// A read that straddles the inlined stage's box keeps the case as a select on
-// its box test, and one that misses every box reads the default.
-TEST(LowerSchedule, InlinedCaseStraddlingItsBoxIsASelect) {
+namespace {
+
+// A(x) = img(x-1) + img(x+1) on its box [1, N], 7 elsewhere; B(x) over
+// [0, N] is `b_of(A)` by cases, one group, A inlined.
+std::string lowered_inlined_reader(
+    const std::function<void(Func& B, Func& A, const Var& x, const Param& N)>& define_b) {
   Param N("N");
   Var x("x");
   Image img("img", ScalarType::Float32, {N + 2});
   Func A("A", ScalarType::Float32, {x}, {{0, N + 1}});
   A.define({Case(x.in(1, N), img(x - 1) + img(x + 1))}, 7.0f);
   Func B("B", ScalarType::Float32, {x}, {{0, N}});
-  B.define({Case(x == 0, A(x)), Case(x.in(1, N - 1), A(x + 1))}, A(x + 1) * 2.0f);
-  const Pipeline p({B}, "straddle");
+  define_b(B, A, x, N);
+  const Pipeline p({B}, "inlined_reader");
   Schedule s;
   s.groups = {GroupSchedule{}};
   s.groups[0].stages = {"A", "B"}; // one untiled group
   s.storage["A"] = Storage::Inlined;
-  const std::string ir = testing_support::lowered_text(p, s);
+  return testing_support::lowered_text(p, s);
+}
+
+} // namespace
+
+// A read whose case holds on part of its reader's points splits the reader
+// there: each part reads one case of A, and no point tests A's box.
+TEST(LowerSchedule, InlinedCaseSplitsItsReader) {
+  const std::string ir = lowered_inlined_reader([](Func& B, Func& A, const Var& x, const Param&) {
+    B.define(A(x + 1) * 2.0f); // A's case on [0, N-1], its default at N
+  });
+  EXPECT_THAT(ir, HasSubstr("B(x) = (img(x + 1 - 1) + img(x + 1 + 1)) * 2.0f\n"));
+  EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f * 2.0f\n"));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("select")));
+}
+
+// The reader's own cases count: where earlier cases cover the part of the
+// default that would read A's case, the default reads only A's default.
+TEST(LowerSchedule, InlinedCaseResolvedByTheReadersEarlierCases) {
+  const std::string ir = lowered_inlined_reader([](Func& B, Func& A, const Var& x, const Param& N) {
+    B.define({Case(x == 0, A(x)), Case(x.in(1, N - 1), A(x + 1))}, A(x + 1) * 2.0f);
+  });
   // x == 0: A(0) is A's default; x in [1, N-1]: A(x+1) is inside A's box;
-  // the default (x = N here, in general anywhere) straddles: a select.
-  EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f"));
+  // the default (x = N) reads A(N + 1), A's default.
+  EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f\n"));
   EXPECT_THAT(ir, HasSubstr("B(x) = img(x + 1 - 1) + img(x + 1 + 1)\n"));
-  EXPECT_THAT(ir, HasSubstr("B(x) = select(1 <= int64(x + 1) && x + 1 <= N, img(x + 1 - 1) + "
-                            "img(x + 1 + 1), 7.0f) * 2.0f"));
+  EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f * 2.0f\n"));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("select")));
+}
+
+// A read that cannot be split on (its index strides by 2: its points in A's
+// box are not a box of x) keeps the case as a select on its box test, lazy in
+// front of the case's value.
+TEST(LowerSchedule, InlinedCaseStraddlingItsBoxIsASelect) {
+  const std::string ir = lowered_inlined_reader(
+      [](Func& B, Func& A, const Var& x, const Param&) { B.define(A(2 * x) * 2.0f); });
+  EXPECT_THAT(ir, HasSubstr("select(1 <= int64(2 * x) && 2 * x <= N, img(2 * x - 1) + "
+                            "img(2 * x + 1), 7.0f) * 2.0f"));
 }
 
 TEST(LowerSchedule, IntraTileFusionOfConsumersOfACommonProducer) {
