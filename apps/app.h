@@ -61,7 +61,7 @@ App make_pyramid_blend_app();
 App make_interpolate_app();
 
 /// Hand-written schedules (fused, overlapped-tiled groups) for the apps' pipelines.
-/// blur: one group (blurx in a scratchpad), tiles [32, 256] over (x, y), scalene.
+/// blur: one group, tiles of 32 whole rows ([32, 8192] over (x, y)), blurx inlined.
 Schedule make_manual_schedule_blur(const Pipeline& p);
 /// unsharp: one group of all four stages, sharpen inlined, tiles [1, 8, 512]
 /// over (c, x, y), scalene, the c and x tile loops collapsed and parallel.

@@ -208,7 +208,7 @@ TEST_F(Cli, ExplainPrintsTheLoopIrAfterAPass) {
   CliResult r = run("explain blur --lowered --scheduler manual --after bound_regions");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("// --- loop IR after bound_regions ---"));
-  EXPECT_THAT(r.out, HasSubstr("produce blurx over [blurx_x_lo, blurx_x_hi]"));
+  EXPECT_THAT(r.out, HasSubstr("produce blury over [blury_x_lo, blury_x_hi]"));
   r = run("explain blur --lowered");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("// --- loop IR after validate ---"));
@@ -262,12 +262,12 @@ TEST_F(Cli, EmitWritesHeaderAndSource) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "gen" / "blur.h"));
   EXPECT_THAT(read_file(dir_ / "gen" / "blur.cpp"), HasSubstr("trapeze_blur("));
-  // Under the hand-written schedule: tiles, and blurx in a per-thread scratchpad.
+  // Under the hand-written schedule: whole-row tiles, blurx inlined.
   const CliResult m = run("emit blur --scheduler manual --out " + (dir_ / "manual").string());
   ASSERT_EQ(m.exit_code, 0) << m.err;
   const std::string source = read_file(dir_ / "manual" / "blur.cpp");
-  EXPECT_THAT(source, HasSubstr("tiles [32, 256]"));
-  EXPECT_THAT(source, HasSubstr("per thread"));
+  EXPECT_THAT(source, HasSubstr("tiles [32, 8192]"));
+  EXPECT_THAT(source, HasSubstr("inlined: blurx"));
 }
 
 // A float-to-int cast out of range has no defined result in the DSL: the

@@ -20,11 +20,11 @@ namespace {
 using testing::HasSubstr;
 using testing::Not;
 
-// The loop IR after `pass`, for blur under its hand-written schedule with
-// the given changes.
+// The loop IR after `pass`, for blur fused in 32 x 256 tiles, blurx in a
+// scratchpad (every kind of storage a pass handles), with the given changes.
 std::string blur_after(const std::string& pass, const std::function<void(Schedule&)>& change = {}) {
   const Pipeline p = apps::find_app("blur").build();
-  Schedule s = apps::make_manual_schedule_blur(p);
+  Schedule s = apps::fuse_all_stages(p, {32, 256}, 2, "test: blurx in a scratchpad");
   if (change) change(s);
   return explain_lowered(p, s, pass);
 }

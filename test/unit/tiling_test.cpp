@@ -77,6 +77,12 @@ std::vector<std::pair<std::int64_t, std::int64_t>> chain_regions(TileShape shape
   return out;
 }
 
+// blur fused in 32 x 256 tiles with blurx in a scratchpad (its hand-written
+// schedule inlines blurx in whole-row tiles instead).
+Schedule blur_in_scratchpad(const Pipeline& p) {
+  return apps::fuse_all_stages(p, {32, 256}, 2, "test: blurx in a scratchpad");
+}
+
 TEST(TileRegions, ScalenePropagatesEachEdgeOwnWidth) {
   const auto r = chain_regions(TileShape::Scalene, 40, 49);
   EXPECT_EQ(r[2], std::make_pair(std::int64_t{40}, std::int64_t{49})); // C: the tile
@@ -175,7 +181,8 @@ TEST(GroupFootprint, ScaleneScratchpadsOfUnsharpAreTighter) {
 TEST(LowerSchedule, TiledGroupHasTileLoopsAndScratchpads) {
   const apps::App& app = apps::find_app("blur");
   const Pipeline p = app.build();
-  const std::string ir = testing_support::lowered_text(p, apps::make_manual_schedule_blur(p));
+  const Schedule s = blur_in_scratchpad(p);
+  const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, HasSubstr("x_tile"));
   EXPECT_THAT(ir, HasSubstr("scalene shape"));
   // hoist_scratchpads: blurx's memory once per thread around the tile loops,
@@ -188,7 +195,7 @@ TEST(LowerSchedule, TiledGroupHasTileLoopsAndScratchpads) {
   lower::LowerOptions options;
   options.print_after = "full_buffers";
   options.log = &log;
-  lower::lower(p, apps::make_manual_schedule_blur(p), options);
+  lower::lower(p, s, options);
   EXPECT_THAT(log.str(), HasSubstr("origin (blurx_x_lo, blurx_y_lo) stack"));
 }
 
@@ -235,8 +242,6 @@ TEST(LowerSchedule, InlinedCaseResolvedByItsBox) {
   EXPECT_THAT(ir, testing::Not(HasSubstr("Ixx(")));
 }
 
-namespace {
-
 // A(x) = img(x-1) + img(x+1) on its box [1, N], 7 elsewhere; B(x) over
 // [0, N] is `b_of(A)` by cases, one group, A inlined.
 std::string lowered_inlined_reader(
@@ -255,8 +260,6 @@ std::string lowered_inlined_reader(
   s.storage["A"] = Storage::Inlined;
   return testing_support::lowered_text(p, s);
 }
-
-} // namespace
 
 // A read whose case holds on part of its reader's points splits the reader
 // there: each part reads one case of A, and no point tests A's box.
@@ -317,7 +320,7 @@ TEST(LowerSchedule, IntraTileFusionOfConsumersOfACommonProducer) {
 // to the partner's place: blury reads blurx, so blurx's partner cannot be it.
 TEST(LowerSchedule, IntraTileFusionKeepsProducersFirst) {
   const Pipeline p = apps::find_app("blur").build();
-  Schedule s = apps::make_manual_schedule_blur(p);
+  Schedule s = blur_in_scratchpad(p);
   s.groups[0].intra_tile_fusion = true;
   const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, testing::Not(HasSubstr("loops fused")));
@@ -344,7 +347,7 @@ TEST(LowerScheduleErrors, ThePlanRejectsWhatDoesNotFit) {
 
 TEST(LowerSchedule, InnerTilesAreSerialParallelograms) {
   const Pipeline p = apps::find_app("blur").build();
-  Schedule s = apps::make_manual_schedule_blur(p);
+  Schedule s = blur_in_scratchpad(p);
   s.groups[0].inner_tile_sizes = {8, 64};
   const std::string ir = testing_support::lowered_text(p, s);
   EXPECT_THAT(ir, HasSubstr("inner parallelogram tiles [8, 64]"));
@@ -355,7 +358,7 @@ TEST(LowerRectangleShape, FusesTheStagesRowByRowWithTheScaleneRegions) {
   // blur tiled [32, 256] over (x, y): one band per row x, whole along y
   // (no y_inner loop); the regions are the scalene ones.
   const Pipeline p = apps::find_app("blur").build();
-  Schedule s = apps::make_manual_schedule_blur(p);
+  Schedule s = blur_in_scratchpad(p);
   s.groups[0].shape = TileShape::Rectangle;
   const std::string text = testing_support::lowered_text(p, s);
   EXPECT_THAT(text,
