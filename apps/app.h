@@ -107,7 +107,7 @@ App make_multigrid_app(const MultigridConfig& config); ///< [8] multigrid Jacobi
 /// Multigrid (any of the eight cycles): each run of consecutive stages on one
 /// level (smoothing steps, the defect and its restriction; an interpolation
 /// and the smoothing after it) fused and tiled, at most `max_run` stages a
-/// group (2-D: 12, tiles [64, 512]; 3-D: 5, tiles [8, 16, 128]).
+/// group (2-D: 12, tiles [64, 512]; 3-D: 5, tiles [16, 32, 1024]).
 Schedule make_manual_schedule_multigrid(const MultigridConfig& config, const Pipeline& p);
 
 // Helpers shared by the app files (app_support.cpp).

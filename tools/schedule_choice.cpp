@@ -90,8 +90,10 @@ std::string schedule_text(const Pipeline& p, const ChosenSchedule& chosen) {
                          tile_shape_name(group.shape));
     out += fmt::format("    inner      {}\n",
                        group.inner_tile_sizes.empty() ? "none" : sizes(group.inner_tile_sizes));
-    out += fmt::format("    parallel   {} outermost {}\n", group.parallel_tile_dims,
-                       group.tile_sizes.empty() ? "loop(s)" : "tile dimension(s)");
+    out += fmt::format("    parallel   {} outermost {}, {} schedule{}\n", group.parallel_tile_dims,
+                       group.tile_sizes.empty() ? "loop(s)" : "tile dimension(s)",
+                       parallel_schedule_name(effective_parallel_schedule(group)),
+                       group.parallel_schedule ? "" : " (default)");
     out += fmt::format("    vectorize  {}\n", group.vectorize ? "yes" : "no");
     out += fmt::format("    intra-tile {}\n", group.intra_tile_fusion
                                                   ? "loops fused where they can be (paper 001 §5.3)"

@@ -31,6 +31,16 @@ enum class Storage : std::uint8_t {
   Inlined,    ///< not stored: the definition is substituted into its consumers
 };
 /// "full", "scratchpad", "inline".
+/// How a group's parallel loop hands its iterations (tiles, or rows of an
+/// untiled group) to the threads.
+enum class ParallelSchedule : std::uint8_t {
+  Static,  ///< equal shares fixed up front (OpenMP schedule(static))
+  Dynamic, ///< one iteration at a time to whichever thread is free (schedule(dynamic))
+};
+/// "static", "dynamic".
+const char* parallel_schedule_name(ParallelSchedule s);
+std::optional<ParallelSchedule> parse_parallel_schedule(const std::string& name);
+
 const char* storage_name(Storage s);
 std::optional<Storage> parse_storage(const std::string& name);
 
@@ -47,6 +57,9 @@ struct GroupSchedule {
   std::vector<std::int64_t> inner_tile_sizes;
   /// How many of the outermost tile loops are collapsed and run in parallel.
   int parallel_tile_dims = 1;
+  /// How the parallel loop hands out its iterations; unset: the default of
+  /// default_parallel_schedule.
+  std::optional<ParallelSchedule> parallel_schedule;
   /// Mark the innermost (contiguous) loop of every stage for vectorization.
   bool vectorize = true;
   /// Inside a tile, fuse the loop nests of stages that read a common producer
@@ -55,6 +68,13 @@ struct GroupSchedule {
   /// Why the scheduler chose this (printed by `trapeze explain`).
   std::vector<std::string> reasons;
 };
+
+/// The parallel schedule a group runs with: its own, or by default Dynamic
+/// for a tiled group's tile loops (tiles differ in work: image borders,
+/// cases, a down-sampled stage's zeros; and a thread slowed by another process
+/// holds no share back) and Static for an untiled group's rows (equal work,
+/// and each thread keeps one contiguous stream for the prefetchers).
+ParallelSchedule effective_parallel_schedule(const GroupSchedule& g);
 
 struct Schedule {
   /// The groups; every stage of the pipeline is in exactly one.

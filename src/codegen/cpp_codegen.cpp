@@ -383,6 +383,8 @@ private:
       pragma = lower::is_vectorized(n.kind) ? kind + " simd" : kind;
       if (!in_region) pragma += " num_threads(tz_threads)";
       if (n.collapse > 1) pragma += " collapse(" + std::to_string(n.collapse) + ")";
+      pragma +=
+          n.schedule == ParallelSchedule::Dynamic ? " schedule(dynamic)" : " schedule(static)";
     } else if (lower::is_vectorized(n.kind)) {
       pragma = "#pragma omp simd";
     }

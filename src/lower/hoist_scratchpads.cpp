@@ -59,7 +59,7 @@ protected:
     std::vector<const Allocate*> hoisted;
     const Stmt body = ReuseInvariantBuffers(params_, hoisted).mutate(n->body);
     if (hoisted.empty()) return self;
-    Stmt loop = For::make(n->var, n->min, n->max, n->kind, body, n->collapse);
+    Stmt loop = For::make(n->var, n->min, n->max, n->kind, body, n->collapse, n->schedule);
     for (auto it = hoisted.rbegin(); it != hoisted.rend(); ++it) {
       const Allocate* a = *it;
       loop = Allocate::make(a->name, a->producer, a->type,

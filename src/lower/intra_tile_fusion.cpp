@@ -89,7 +89,8 @@ std::optional<Stmt> fuse(const Stmt& a, const Stmt& b, const analysis::BoundsPro
   if (const auto* fa = a.as<For>()) {
     const auto* fb = b.as<For>();
     if (!fb || fa->kind != fb->kind || fa->collapse != fb->collapse ||
-        !same_bound(fa->min, fb->min, prover) || !same_bound(fa->max, fb->max, prover))
+        fa->schedule != fb->schedule || !same_bound(fa->min, fb->min, prover) ||
+        !same_bound(fa->max, fb->max, prover))
       return std::nullopt;
     Stmt body_b = fb->body;
     if (fa->var != fb->var) {
@@ -100,7 +101,7 @@ std::optional<Stmt> fuse(const Stmt& a, const Stmt& b, const analysis::BoundsPro
     }
     const auto body = fuse(fa->body, body_b, prover);
     if (!body) return std::nullopt;
-    return For::make(fa->var, fa->min, fa->max, fa->kind, *body, fa->collapse);
+    return For::make(fa->var, fa->min, fa->max, fa->kind, *body, fa->collapse, fa->schedule);
   }
   if (const auto* ba = a.as<Block>()) {
     const auto* bb = b.as<Block>();

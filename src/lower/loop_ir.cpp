@@ -49,13 +49,14 @@ void check_index_type(const Expr& e, const char* what) {
 }
 } // namespace
 
-Stmt For::make(std::string var, Expr min, Expr max, ForKind kind, Stmt body, int collapse) {
+Stmt For::make(std::string var, Expr min, Expr max, ForKind kind, Stmt body, int collapse,
+               ParallelSchedule schedule) {
   check_index_type(min, "loop minimum");
   check_index_type(max, "loop maximum");
   TRAPEZE_ASSERT(body.defined(), "loop without a body");
   TRAPEZE_ASSERT(collapse >= 1, "collapse count below 1");
   return Stmt(std::make_shared<const For>(std::move(var), std::move(min), std::move(max), kind,
-                                          collapse, std::move(body)));
+                                          collapse, schedule, std::move(body)));
 }
 
 Stmt Block::make(std::vector<Stmt> stmts) {
@@ -261,7 +262,7 @@ Stmt StmtMutator::mutate_node(const For* n, const Stmt& self) {
   Expr lo = mutate_expr(n->min), hi = mutate_expr(n->max);
   Stmt body = mutate(n->body);
   if (lo.same_as(n->min) && hi.same_as(n->max) && body.same_as(n->body)) return self;
-  return For::make(n->var, lo, hi, n->kind, body, n->collapse);
+  return For::make(n->var, lo, hi, n->kind, body, n->collapse, n->schedule);
 }
 Stmt StmtMutator::mutate_node(const Block* n, const Stmt& self) {
   std::vector<Stmt> stmts;
@@ -399,6 +400,8 @@ protected:
     std::string head = std::string(for_kind_name(n->kind)) + " for " + n->var + " in [" +
                        expr_text(n->min) + ", " + expr_text(n->max) + "]";
     if (n->collapse > 1) head += " collapse(" + std::to_string(n->collapse) + ")";
+    // Static is OpenMP's default and the printed IR's: only dynamic is named.
+    if (is_parallel(n->kind) && n->schedule == ParallelSchedule::Dynamic) head += " dynamic";
     line(head + ":");
     nested(n->body);
   }

@@ -23,6 +23,7 @@
 
 #include "trapeze/expr.h"
 #include "trapeze/function.h"
+#include "trapeze/schedule.h"
 
 #include <cstdint>
 #include <memory>
@@ -87,15 +88,18 @@ struct For final : StmtNode {
   static constexpr StmtKind node_kind = StmtKind::For;
   /// min and max are integer expressions; collapse (>= 1) is the number of
   /// perfectly nested loops, this one included, that a parallel loop shares
-  /// its iterations over (OpenMP's collapse).
-  static Stmt make(std::string var, Expr min, Expr max, ForKind kind, Stmt body, int collapse = 1);
-  For(std::string v, Expr lo, Expr hi, ForKind k, int c, Stmt b)
+  /// its iterations over (OpenMP's collapse); schedule, how a parallel loop
+  /// hands them out.
+  static Stmt make(std::string var, Expr min, Expr max, ForKind kind, Stmt body, int collapse = 1,
+                   ParallelSchedule schedule = ParallelSchedule::Static);
+  For(std::string v, Expr lo, Expr hi, ForKind k, int c, ParallelSchedule s, Stmt b)
       : StmtNode(node_kind), var(std::move(v)), min(std::move(lo)), max(std::move(hi)), kind(k),
-        collapse(c), body(std::move(b)) {}
+        collapse(c), schedule(s), body(std::move(b)) {}
   const std::string var;
   const Expr min, max;
   const ForKind kind;
   const int collapse;
+  const ParallelSchedule schedule;
   const Stmt body;
 };
 
@@ -196,7 +200,8 @@ struct ProduceCase {
 
 /// How a Produce's loops run.
 struct ProduceLoops {
-  bool parallel = false;  ///< the outermost loop with more than one iteration is parallel
+  bool parallel = false; ///< the outermost loop with more than one iteration is parallel
+  ParallelSchedule schedule = ParallelSchedule::Static; ///< that loop's schedule
   bool vectorize = false; ///< the innermost loop is marked for vectorization
 };
 

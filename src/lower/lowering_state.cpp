@@ -27,7 +27,7 @@ Stmt wrap(Stmt body, const std::vector<SkeletonLet>& lets, const std::vector<Ske
   for (auto it = lets.rbegin(); it != lets.rend(); ++it)
     body = LetStmt::make(it->first, it->second, body);
   for (auto it = loops.rbegin(); it != loops.rend(); ++it)
-    body = For::make(it->var, it->min, it->max, it->kind, body, it->collapse);
+    body = For::make(it->var, it->min, it->max, it->kind, body, it->collapse, it->schedule);
   return body;
 }
 

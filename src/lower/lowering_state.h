@@ -33,6 +33,7 @@ struct SkeletonLoop {
   Expr min, max;
   ForKind kind = ForKind::Serial;
   int collapse = 1;
+  ParallelSchedule schedule = ParallelSchedule::Static;
 };
 
 /// A let of the group's skeleton.

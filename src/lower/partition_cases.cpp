@@ -163,7 +163,8 @@ private:
       out.push_back(
           For::make(p_.stage->vars()[k], piece.lo, piece.hi,
                     parallel_here ? ForKind::Parallel : ForKind::Serial,
-                    Block::make(split(d + 1, narrowed, inside, parallel && !parallel_here))));
+                    Block::make(split(d + 1, narrowed, inside, parallel && !parallel_here)), 1,
+                    p_.loops.schedule));
     }
     return out;
   }

@@ -105,7 +105,7 @@ protected:
     };
     return Block::make({rows_outside(f->min, bound(plus(before_end, -1))),
                         For::make(coarse, bound(first), bound(last), f->kind,
-                                  Block::make(std::move(rows)), f->collapse),
+                                  Block::make(std::move(rows)), f->collapse, f->schedule),
                         rows_outside(bound(max_of(main_end, before_end)), f->max)});
   }
 
@@ -138,7 +138,8 @@ protected:
         loops.parallel = false;
         return mutate(For::make(
             var_of(d0), range.lo, range.hi, kind,
-            Produce::make(p->stage, p->buffer, row, {}, p->otherwise, std::nullopt, loops)));
+            Produce::make(p->stage, p->buffer, row, {}, p->otherwise, std::nullopt, loops), 1,
+            p->loops.schedule));
       }
     }
     // The innermost dimension that needs it: the one the loads run along.

@@ -73,7 +73,8 @@ private:
       // A few channels: share the rows below them between the threads too.
       if (span && d + 2 < dims() && body.as<For>()) collapse = 2;
     }
-    return For::make(var.empty() ? var_name(d) : var, lo, hi, kind, std::move(body), collapse);
+    return For::make(var.empty() ? var_name(d) : var, lo, hi, kind, std::move(body), collapse,
+                     p_.loops.schedule);
   }
 
   // A nest over dimensions d.. of the box storing `value`; `by_parity`: inside
@@ -233,7 +234,8 @@ private:
       const ForKind kind = d == 0 && parallel                      ? ForKind::Parallel
                            : d == dims() - 1 && p_.loops.vectorize ? ForKind::Vectorized
                                                                    : ForKind::Serial;
-      s = For::make(var_name(d), prover_.simplify(range.lo), prover_.simplify(range.hi), kind, s);
+      s = For::make(var_name(d), prover_.simplify(range.lo), prover_.simplify(range.hi), kind, s, 1,
+                    p_.loops.schedule);
     }
     return s;
   }
@@ -246,7 +248,7 @@ private:
       const bool top = k == 0;
       body = For::make(r.rvars[k], top && first.defined() ? first : ranges[k].lo,
                        top && last.defined() ? last : ranges[k].hi, top ? outer : ForKind::Serial,
-                       body);
+                       body, 1, p_.loops.schedule);
     }
     return body;
   }
@@ -323,7 +325,8 @@ private:
         chunk, Expr(0), Expr(static_cast<int>(kReductionChunks - 1)), ForKind::Parallel,
         Block::make({box_nest(Store::make(partial->name(), at_chunk(point()), identity(op)), false),
                      rdom_loops(r, ranges, Block::make(std::move(updates)), ForKind::Serial, cut(c),
-                                prover_.simplify(plus(cut(add(c, Expr(1))), -1)))}));
+                                prover_.simplify(plus(cut(add(c, Expr(1))), -1)))}),
+        1, p_.loops.schedule); // partials per chunk, not per thread: any schedule gives one result
     const Stmt combined = box_nest(
         For::make(
             chunk, Expr(0), Expr(static_cast<int>(kReductionChunks - 1)), ForKind::Serial,

@@ -26,6 +26,7 @@ void lone_stage(GroupState& g, LoweringState& state) {
   const std::string role = state.plan.pipeline.is_output(*f) ? ", output" : "";
   ProduceLoops loops;
   loops.parallel = true;
+  loops.schedule = effective_parallel_schedule(g.plan.schedule);
   loops.vectorize = g.plan.schedule.vectorize;
   if (state.plan.inlined(f->name())) {
     g.comment = f->name() + ": inlined into its readers";
@@ -80,7 +81,7 @@ void tile_loops(GroupState& g, LoweringState& state) {
     const bool outer_parallel = c == 0 && parallel > 0;
     g.tile_loops.push_back({vars[c], i64(0), prover.simplify(sub(counts[c], i64(1))),
                             outer_parallel ? ForKind::Parallel : ForKind::Serial,
-                            outer_parallel ? parallel : 1});
+                            outer_parallel ? parallel : 1, effective_parallel_schedule(schedule)});
   }
 
   std::vector<std::string> inlined;
@@ -109,7 +110,8 @@ void tile_loops(GroupState& g, LoweringState& state) {
     g.comment += "untiled (one tile)";
   if (parallel > 0)
     g.comment += ", " + std::to_string(parallel) + " tile loop" + (parallel > 1 ? "s" : "") +
-                 " collapsed and parallel";
+                 " collapsed and parallel (" +
+                 parallel_schedule_name(effective_parallel_schedule(schedule)) + ")";
   if (!inlined.empty()) g.comment += fmt::format("; inlined: {}", fmt::join(inlined, ", "));
 }
 

@@ -20,6 +20,25 @@ std::optional<TileShape> parse_tile_shape(const std::string& name) {
   return std::nullopt;
 }
 
+const char* parallel_schedule_name(ParallelSchedule s) {
+  switch (s) {
+  case ParallelSchedule::Static: return "static";
+  case ParallelSchedule::Dynamic: return "dynamic";
+  }
+  TRAPEZE_ASSERT(false, "unknown ParallelSchedule");
+}
+
+std::optional<ParallelSchedule> parse_parallel_schedule(const std::string& name) {
+  for (ParallelSchedule s : {ParallelSchedule::Static, ParallelSchedule::Dynamic})
+    if (name == parallel_schedule_name(s)) return s;
+  return std::nullopt;
+}
+
+ParallelSchedule effective_parallel_schedule(const GroupSchedule& g) {
+  if (g.parallel_schedule) return *g.parallel_schedule;
+  return g.tile_sizes.empty() ? ParallelSchedule::Static : ParallelSchedule::Dynamic;
+}
+
 const char* storage_name(Storage s) {
   switch (s) {
   case Storage::Full: return "full";

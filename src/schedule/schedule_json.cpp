@@ -79,7 +79,7 @@ private:
   GroupSchedule read_group(const json& j, const std::string& path) const {
     expect_object(j, path,
                   {"stages", "tile_sizes", "shape", "inner_tile_sizes", "parallel_tile_dims",
-                   "vectorize", "intra_tile_fusion", "reasons"});
+                   "parallel_schedule", "vectorize", "intra_tile_fusion", "reasons"});
     GroupSchedule g;
     if (!j.contains("stages")) fail_missing(path, "stages", "a non-empty array of stage names");
     g.stages = read_strings(j["stages"], path + ".stages", "stage name");
@@ -101,6 +101,13 @@ private:
       if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 64)
         fail(path + ".parallel_tile_dims", "expected a non-negative integer", v);
       g.parallel_tile_dims = v.get<int>();
+    }
+    if (j.contains("parallel_schedule")) {
+      const json& v = j["parallel_schedule"];
+      std::optional<ParallelSchedule> parsed;
+      if (v.is_string()) parsed = parse_parallel_schedule(v.get<std::string>());
+      if (!parsed) fail(path + ".parallel_schedule", "expected \"static\" or \"dynamic\"", v);
+      g.parallel_schedule = *parsed;
     }
     if (j.contains("vectorize")) {
       const json& v = j["vectorize"];
@@ -192,6 +199,9 @@ std::string Schedule::to_json() const {
     s += "      \"shape\": " + quoted(tile_shape_name(group.shape)) + ",\n";
     s += "      \"inner_tile_sizes\": " + numbers(group.inner_tile_sizes) + ",\n";
     s += "      \"parallel_tile_dims\": " + std::to_string(group.parallel_tile_dims) + ",\n";
+    if (group.parallel_schedule) // unset: the default, which follows the tiling
+      s += "      \"parallel_schedule\": " +
+           quoted(parallel_schedule_name(*group.parallel_schedule)) + ",\n";
     s += std::string("      \"vectorize\": ") + (group.vectorize ? "true" : "false") + ",\n";
     s += std::string("      \"intra_tile_fusion\": ") +
          (group.intra_tile_fusion ? "true" : "false") + ",\n";

@@ -106,6 +106,19 @@ std::vector<TilingCase> all_cases() {
        variant(unsharp, {2, 5, 11}, rectangle, {{"sharpen", scratch}}, 2)},
       {"unsharp", "rectangle_inner_1x3x100",
        variant(unsharp, {2, 16, 512}, rectangle, {}, 2, {1, 3, 100})},
+      {"unsharp", "manual_static_tiles",
+       [](const Pipeline& p) {
+         Schedule s = apps::make_manual_schedule_unsharp(p);
+         s.groups[0].parallel_schedule = ParallelSchedule::Static;
+         return s;
+       }},
+      {"unsharp", "naive_dynamic_rows",
+       [](const Pipeline& p) {
+         Schedule s = Schedule::naive(p);
+         for (GroupSchedule& g : s.groups)
+           g.parallel_schedule = ParallelSchedule::Dynamic;
+         return s;
+       }},
       {"harris", "manual", harris},
       {"harris", "polymage_6x10", variant(harris, {6, 10}, polymage)},
       {"harris", "scalene_1x5", variant(harris, {1, 5}, scalene, {}, 2)},

@@ -135,6 +135,9 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
     }
     g.vectorize = rng.chance(0.5);
     g.intra_tile_fusion = rng.chance(0.5);
+    // Unset (the default) half the time, else either schedule.
+    if (rng.chance(0.5))
+      g.parallel_schedule = rng.chance(0.5) ? ParallelSchedule::Static : ParallelSchedule::Dynamic;
 
     // Storage.
     const std::set<std::string> members(g.stages.begin(), g.stages.end());

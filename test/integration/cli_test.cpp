@@ -181,15 +181,16 @@ TEST_F(Cli, ExplainShowsATiledSchedule) {
     "storage": {"sharpen": "inline"}})";
   const CliResult r = run("explain unsharp --schedule " + file.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("  group 0: blurx, blury, sharpen, mask\n"
-                               "    tiles      [1, 8, 512] (polymage)\n"
-                               "    inner      [1, 4, 64]\n"
-                               "    parallel   2 outermost tile dimension(s)\n"
-                               "    vectorize  no\n"
-                               "    intra-tile loops fused where they can be (paper 001 §5.3)\n"
-                               "    storage    blurx scratchpad, blury scratchpad, sharpen inline, "
-                               "mask full\n"
-                               "    why        all in one\n"));
+  EXPECT_THAT(r.out,
+              HasSubstr("  group 0: blurx, blury, sharpen, mask\n"
+                        "    tiles      [1, 8, 512] (polymage)\n"
+                        "    inner      [1, 4, 64]\n"
+                        "    parallel   2 outermost tile dimension(s), dynamic schedule (default)\n"
+                        "    vectorize  no\n"
+                        "    intra-tile loops fused where they can be (paper 001 §5.3)\n"
+                        "    storage    blurx scratchpad, blury scratchpad, sharpen inline, "
+                        "mask full\n"
+                        "    why        all in one\n"));
 }
 
 TEST_F(Cli, ExplainListsTheNestsIntraTileFusionFuses) {

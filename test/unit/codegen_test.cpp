@@ -189,7 +189,7 @@ TEST(CppText, IsReadableAndFollowsTheAbi) {
   EXPECT_THAT(s, HasSubstr("  const int64_t C = params[0].i;\n  const int64_t R = params[1].i;\n"));
   EXPECT_THAT(s, HasSubstr("const float* __restrict img = static_cast<const float*>(inputs[0]);"));
   EXPECT_THAT(s, HasSubstr("float* __restrict blury = static_cast<float*>(outputs[0]);"));
-  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel for num_threads(tz_threads)\n"
+  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel for num_threads(tz_threads) schedule(static)\n"
                            "  for (int32_t x = 1; x <= R; ++x) {\n"
                            "    #pragma omp simd\n"
                            "    for (int32_t y = 0; y <= C + 1; ++y) {\n"

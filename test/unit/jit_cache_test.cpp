@@ -84,7 +84,8 @@ TEST(CompilerInvocation, FlagsComeFromOptionsThenEnvironmentThenDefault) {
   CompileOptions options;
   {
     test::ScopedEnv flags("TRAPEZE_CXXFLAGS", std::nullopt);
-    EXPECT_EQ(runtime::resolve_flags(options), "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math");
+    EXPECT_EQ(runtime::resolve_flags(options),
+              "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math");
   }
   {
     test::ScopedEnv flags("TRAPEZE_CXXFLAGS", "-O2 -g");

@@ -31,7 +31,7 @@ std::string blur_after(const std::string& pass, const std::function<void(Schedul
 
 TEST(Passes, TileLoopsMakeTheSkeleton) {
   const std::string ir = blur_after("tile_loops");
-  EXPECT_THAT(ir, HasSubstr("parallel for x_tile in [0, (R + 31) / 32 - 1] collapse(2):"));
+  EXPECT_THAT(ir, HasSubstr("parallel for x_tile in [0, (R + 31) / 32 - 1] collapse(2) dynamic:"));
   EXPECT_THAT(ir, HasSubstr("let x_tile_lo = 32 * int64(x_tile) + 1"));
   EXPECT_THAT(ir, HasSubstr("produce blurx (region not yet bounded) vectorized:"));
   EXPECT_THAT(ir, Not(HasSubstr("blurx_x_lo")));

@@ -26,6 +26,7 @@ void expect_same(const Schedule& expected, const Schedule& actual) {
     EXPECT_EQ(a.shape, b.shape);
     EXPECT_EQ(a.inner_tile_sizes, b.inner_tile_sizes);
     EXPECT_EQ(a.parallel_tile_dims, b.parallel_tile_dims);
+    EXPECT_EQ(a.parallel_schedule, b.parallel_schedule);
     EXPECT_EQ(a.vectorize, b.vectorize);
     EXPECT_EQ(a.intra_tile_fusion, b.intra_tile_fusion);
     EXPECT_EQ(a.reasons, b.reasons);
@@ -172,16 +173,25 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
   // blur fused, and harris's gradient chain with its products fused.
   const Pipeline blur = apps::find_app("blur").build();
   Schedule b;
-  b.groups.push_back(
-      {{"blurx", "blury"}, {8, 256}, TileShape::Rectangle, {4, 64}, 2, true, true, {}});
+  b.groups.push_back({{"blurx", "blury"},
+                      {8, 256},
+                      TileShape::Rectangle,
+                      {4, 64},
+                      2,
+                      ParallelSchedule::Static,
+                      true,
+                      true,
+                      {}});
   EXPECT_NO_THROW(b.validate(blur));
+  expect_round_trip(b); // the parallel schedule given
 
   const Pipeline harris = apps::find_app("harris").build();
   Schedule fused;
   std::vector<std::string> all;
   for (const auto& stage : harris.stages())
     all.push_back(stage->name());
-  fused.groups.push_back({all, {32, 256}, TileShape::PolyMage, {}, 1, true, true, {"all of it"}});
+  fused.groups.push_back(
+      {all, {32, 256}, TileShape::PolyMage, {}, 1, std::nullopt, true, true, {"all of it"}});
   EXPECT_NO_THROW(fused.validate(harris));
   expect_round_trip(fused);
 }

@@ -210,6 +210,29 @@ TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
   EXPECT_THAT(src, testing::Not(HasSubstr("holds sharpen"))); // inlined
 }
 
+// Tile loops hand out tiles dynamically by default, an untiled stage's rows
+// statically; a group's parallel_schedule overrides either, and the loop IR
+// names it.
+TEST(LowerSchedule, ParallelLoopsCarryTheirGroupsSchedule) {
+  const Pipeline p = apps::find_app("unsharp").build();
+  Schedule s = apps::make_manual_schedule_unsharp(p);
+  EXPECT_THAT(testing_support::generate_cpp(p, s).source,
+              HasSubstr("#pragma omp for collapse(2) schedule(dynamic)\n"));
+  EXPECT_THAT(testing_support::lowered_text(p, s), HasSubstr("collapsed and parallel (dynamic)"));
+  s.groups[0].parallel_schedule = ParallelSchedule::Static;
+  const std::string fixed = testing_support::generate_cpp(p, s).source;
+  EXPECT_THAT(fixed, HasSubstr("#pragma omp for collapse(2) schedule(static)\n"));
+  EXPECT_THAT(fixed, testing::Not(HasSubstr("dynamic")));
+
+  Schedule naive = Schedule::naive(p);
+  EXPECT_THAT(testing_support::generate_cpp(p, naive).source,
+              testing::Not(HasSubstr("schedule(dynamic)")));
+  for (GroupSchedule& g : naive.groups)
+    g.parallel_schedule = ParallelSchedule::Dynamic;
+  const std::string rows = testing_support::lowered_text(p, naive);
+  EXPECT_THAT(rows, HasSubstr("parallel for c in [0, 2] collapse(2) dynamic:"));
+}
+
 TEST(LowerSchedule, LiveOutReadInItsGroupIsCopiedOutOfAPrivateScratchpad) {
   const Pipeline p = apps::find_app("harris").build();
   Schedule s = apps::make_manual_schedule_harris(p);
