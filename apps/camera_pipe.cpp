@@ -276,8 +276,7 @@ Schedule make_manual_schedule_camera_pipe(const Pipeline& p) {
       image_stages, {3, 32, 256, 4}, 2,
       "denoise, demosaic, interleave, colour correction and curve fused: every dependence is "
       "a small stencil or a 2x sampling; a tile is 3 x 32 x 256 output pixels (all channels, so "
-      "red/green/blue are computed once), ~0.5 MiB of int16 scratchpads, in L2 (on the AMD "
-      "EPYC machines of 2026-11-25 it is ~1.2x slower than naive: not understood yet)"));
+      "red/green/blue are computed once), ~0.5 MiB of int16 scratchpads, in L2"));
   s.groups.back().reasons.push_back(
       "g_gr, r_r, b_b, g_gb inlined: point-wise copies of deinterleaved's channels");
   for (const char* copy : {"g_gr", "r_r", "b_b", "g_gb"})
