@@ -43,6 +43,9 @@ struct BenchOptions {
   int threads = 2;
   int reps = 15;
   bool small = false; ///< small_size instead of default_size (smoke tests)
+  /// Busy background threads kept spinning while every variant is timed
+  /// (after the bandwidth measurement, from the first compile to the last run).
+  int load = 0;
 };
 
 struct BenchReport {

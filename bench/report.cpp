@@ -75,6 +75,9 @@ std::string format_table(const BenchReport& r) {
   std::string out = fmt::format("trapeze bench: {} threads, {} reps (median of interleaved runs), "
                                 "copy bandwidth {:.1f} GB/s, {}\n",
                                 r.options.threads, r.options.reps, r.copy_bandwidth_gbs, r.date);
+  if (r.options.load > 0)
+    out += fmt::format("under load: {} busy background thread{} while every variant ran\n",
+                       r.options.load, r.options.load == 1 ? "" : "s");
   for (const AppResult& a : r.apps) {
     const double fastest = fastest_median(a);
     out += fmt::format("\n{}  ({})\n", a.app, params_text(a.params));
@@ -107,6 +110,7 @@ std::string format_json(const BenchReport& r) {
   j["date"] = r.date;
   j["threads"] = r.options.threads;
   j["reps"] = r.options.reps;
+  j["load"] = r.options.load;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["apps"] = nlohmann::json::array();
   for (const AppResult& a : r.apps) {

@@ -1,5 +1,6 @@
 // The benchmark driver: per app, the selected trapeze schedules and peers on
 // one set of inputs, timed interleaved, checked, against the memory floor.
+#include "background_load.h"
 #include "harness.h"
 #include "peers.h"
 
@@ -51,6 +52,7 @@ BenchReport run_bench(const BenchOptions& options) {
   report.date = utc_date();
   std::fprintf(stderr, "measuring copy bandwidth (%d threads)...\n", options.threads);
   report.copy_bandwidth_gbs = measure_copy_bandwidth(options.threads);
+  const BackgroundLoad load(options.load);
 
   std::vector<const apps::App*> selected;
   if (options.apps.empty()) {

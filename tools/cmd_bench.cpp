@@ -38,6 +38,10 @@ void add_bench_command(CLI::App& root, int& exit_code) {
   cmd->add_option("--reps", o->bench.reps, "Timed runs of each variant, interleaved")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  cmd->add_option("--load", o->bench.load,
+                  "Busy background threads while timing (a loaded machine; 0: quiet)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
   cmd->add_flag("--small", o->bench.small, "Use the apps' small test sizes (a quick smoke run)");
   cmd->add_option("--json", o->json, "Also write the results as JSON (docs/bench.md)");
   cmd->add_option("--csv", o->csv, "Also write the results as CSV");

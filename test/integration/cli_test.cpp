@@ -305,7 +305,18 @@ TEST_F(Cli, BenchSmokeRunOnOneSmallApp) {
   EXPECT_EQ(j["apps"][0]["variants"][0]["times_ms"].size(), 2u);
   EXPECT_EQ(j["apps"][0]["variants"][0]["check"], "reference");
   EXPECT_THAT(read_file(csv), HasSubstr("blur,trapeze naive,"));
+  EXPECT_EQ(j["load"], 0);
   EXPECT_EQ(run("bench blur --small --reps 2 --schedulers fancy").exit_code, 1);
+}
+
+TEST_F(Cli, BenchUnderLoadSaysSo) {
+  const fs::path json = dir_ / "loaded.json";
+  const CliResult r =
+      run("bench blur --small --reps 1 --threads 2 --load 1 --json " + json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("under load: 1 busy background thread while every variant ran"));
+  EXPECT_EQ(nlohmann::json::parse(read_file(json))["load"], 1);
+  EXPECT_NE(run("bench blur --small --reps 1 --load -1").exit_code, 0);
 }
 
 } // namespace
