@@ -250,11 +250,15 @@ bool StageInliner::excluded(const Box& read, const Place& place) const {
       r[d].his.push_back(place.where.ranges[d].hi);
     }
   }
-  return covered(r, place.excluded, place.excluded.size());
+  // Peeling branches over boxes and ends: a budget of steps bounds the search
+  // (past it the answer is "not covered", which only keeps a test).
+  int budget = kMaxCoverSteps;
+  return covered(r, place.excluded, place.excluded.size(), budget);
 }
 
-bool StageInliner::covered(const Bounds& r, const std::vector<Box>& boxes,
-                           std::size_t depth) const {
+bool StageInliner::covered(const Bounds& r, const std::vector<Box>& boxes, std::size_t depth,
+                           int& budget) const {
+  if (budget-- <= 0) return false;
   const auto le_any = [&](const Expr& a, const std::vector<Expr>& bs) {
     for (const Expr& b : bs)
       if (prover_.prove_le(a, b)) return true;
@@ -292,12 +296,12 @@ bool StageInliner::covered(const Bounds& r, const std::vector<Box>& boxes,
       if (le_any(e[d].lo, r[d].los)) {
         Bounds rest = r;
         rest[d].los = {prover_.simplify(plus(e[d].hi, 1))};
-        if (covered(rest, boxes, depth - 1)) return true;
+        if (covered(rest, boxes, depth - 1, budget)) return true;
       }
       if (any_le(r[d].his, e[d].hi)) {
         Bounds rest = r;
         rest[d].his = {prover_.simplify(plus(e[d].lo, -1))};
-        if (covered(rest, boxes, depth - 1)) return true;
+        if (covered(rest, boxes, depth - 1, budget)) return true;
       }
     }
   }

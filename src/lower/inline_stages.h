@@ -99,8 +99,10 @@ private:
   };
   using Bounds = std::vector<CandidateBounds>;
   // Whether the union of `boxes` provably holds every point of `r`, peeling
-  // boxes off its ends at most `depth` times.
-  bool covered(const Bounds& r, const std::vector<Box>& boxes, std::size_t depth) const;
+  // boxes off its ends at most `depth` times and in at most `budget` steps.
+  bool covered(const Bounds& r, const std::vector<Box>& boxes, std::size_t depth,
+               int& budget) const;
+  static constexpr int kMaxCoverSteps = 256;
   Box intersect(const Box& a, const Box& b) const;
 
   const analysis::BoundsProver& prover_;
