@@ -21,20 +21,36 @@ namespace {
 // Where the points an index touches lie, relative to one interval.
 enum class Placement : std::uint8_t { Inside, Outside, Unknown };
 
+// The part of an affine index's numerator without variables: its constant
+// plus its parameter terms.
+Expr parameter_part(const analysis::AffineIndex& index) {
+  Expr e = i64(index.constant);
+  for (const auto& [name, coefficient] : index.params)
+    e = add(e, mul(i64(coefficient), ParamRef::make(name)));
+  return e;
+}
+
+// The position of `var` among the context's variables; vars.size() if absent.
+std::size_t position_of(const std::string& var, const EvaluationContext& where) {
+  std::size_t k = 0;
+  while (k < where.vars.size() && where.vars[k] != var)
+    ++k;
+  return k;
+}
+
+// The numerators N with floor(N / d) in `bounds`: [d*lo, d*hi + d - 1].
+Interval numerators_in(const Interval& bounds, std::int64_t d) {
+  return Interval(mul(i64(d), bounds.lo), add(mul(i64(d), bounds.hi), i64(d - 1)));
+}
+
 // The smallest and largest numerator of an affine index over the context
 // (the index is floor(numerator / divisor)); nullopt if a variable has no range.
 std::optional<Interval> numerator_range(const analysis::AffineIndex& index,
                                         const EvaluationContext& where) {
-  Expr lo = i64(index.constant), hi = i64(index.constant);
-  for (const auto& [name, coefficient] : index.params) {
-    lo = add(lo, mul(i64(coefficient), ParamRef::make(name)));
-    hi = add(hi, mul(i64(coefficient), ParamRef::make(name)));
-  }
+  Expr lo = parameter_part(index), hi = lo;
   for (const auto& [name, coefficient] : index.vars) {
-    std::size_t k = 0;
-    while (k < where.vars.size() && where.vars[k] != name)
-      ++k;
-    if (k == where.vars.size() || k >= where.ranges.size()) return std::nullopt;
+    const std::size_t k = position_of(name, where);
+    if (k >= where.vars.size() || k >= where.ranges.size()) return std::nullopt;
     const Interval& range = where.ranges[k];
     lo = add(lo, mul(i64(coefficient), coefficient > 0 ? range.lo : range.hi));
     hi = add(hi, mul(i64(coefficient), coefficient > 0 ? range.hi : range.lo));
@@ -45,13 +61,11 @@ std::optional<Interval> numerator_range(const analysis::AffineIndex& index,
 // Whether floor(N / d) for every N in `numerators` lies in [lo, hi], or none does.
 Placement place(const Interval& numerators, std::int64_t d, const Interval& bounds,
                 const analysis::BoundsProver& prover) {
-  // floor(N/d) >= lo  <=>  N >= d*lo;   floor(N/d) <= hi  <=>  N <= d*hi + d - 1.
-  const Expr first = mul(i64(d), bounds.lo);
-  const Expr last = add(mul(i64(d), bounds.hi), i64(d - 1));
-  if (prover.prove_le(first, numerators.lo) && prover.prove_le(numerators.hi, last))
+  const Interval in = numerators_in(bounds, d);
+  if (prover.prove_le(in.lo, numerators.lo) && prover.prove_le(numerators.hi, in.hi))
     return Placement::Inside;
-  if (prover.prove_le(add(last, i64(1)), numerators.lo) ||
-      prover.prove_le(numerators.hi, add(first, i64(-1))))
+  if (prover.prove_le(add(in.hi, i64(1)), numerators.lo) ||
+      prover.prove_le(numerators.hi, add(in.lo, i64(-1))))
     return Placement::Outside;
   return Placement::Unknown;
 }
@@ -222,18 +236,13 @@ std::optional<StageInliner::Box> StageInliner::read_box(const std::vector<Expr>&
   for (std::size_t k = 0; k < args.size(); ++k) {
     const auto index = analysis::affine_index(args[k]);
     if (!index || index->vars.size() != 1 || index->vars[0].second != 1) return std::nullopt;
-    std::size_t v = 0;
-    while (v < where.vars.size() && where.vars[v] != index->vars[0].first)
-      ++v;
+    const std::size_t v = position_of(index->vars[0].first, where);
     if (v == where.vars.size() || used[v]) return std::nullopt;
     used[v] = true;
-    // floor((var + rest) / d) in [lo, hi]  <=>  d*lo - rest <= var <= d*hi + d - 1 - rest.
-    Expr rest = i64(index->constant);
-    for (const auto& [name, coefficient] : index->params)
-      rest = add(rest, mul(i64(coefficient), ParamRef::make(name)));
-    const std::int64_t d = index->divisor;
-    part[v] = Interval(prover_.simplify(sub(mul(i64(d), box[k].lo), rest)),
-                       prover_.simplify(sub(add(mul(i64(d), box[k].hi), i64(d - 1)), rest)));
+    // floor((var + rest) / d) in [lo, hi]  <=>  var + rest in numerators_in([lo, hi], d).
+    const Expr rest = parameter_part(*index);
+    const Interval in = numerators_in(box[k], index->divisor);
+    part[v] = Interval(prover_.simplify(sub(in.lo, rest)), prover_.simplify(sub(in.hi, rest)));
   }
   return intersect(where.ranges, part);
 }

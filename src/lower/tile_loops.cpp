@@ -77,11 +77,12 @@ void tile_loops(GroupState& g, LoweringState& state) {
     g.tile.emplace_back(lo_ref, let_ref(hi, ScalarType::Int64));
   }
   const int parallel = std::clamp(schedule.parallel_tile_dims, 0, static_cast<int>(vars.size()));
+  const ParallelSchedule parallel_schedule = effective_parallel_schedule(schedule);
   for (std::size_t c = 0; c < vars.size(); ++c) {
     const bool outer_parallel = c == 0 && parallel > 0;
     g.tile_loops.push_back({vars[c], i64(0), prover.simplify(sub(counts[c], i64(1))),
                             outer_parallel ? ForKind::Parallel : ForKind::Serial,
-                            outer_parallel ? parallel : 1, effective_parallel_schedule(schedule)});
+                            outer_parallel ? parallel : 1, parallel_schedule});
   }
 
   std::vector<std::string> inlined;
@@ -110,8 +111,7 @@ void tile_loops(GroupState& g, LoweringState& state) {
     g.comment += "untiled (one tile)";
   if (parallel > 0)
     g.comment += ", " + std::to_string(parallel) + " tile loop" + (parallel > 1 ? "s" : "") +
-                 " collapsed and parallel (" +
-                 parallel_schedule_name(effective_parallel_schedule(schedule)) + ")";
+                 " collapsed and parallel (" + parallel_schedule_name(parallel_schedule) + ")";
   if (!inlined.empty()) g.comment += fmt::format("; inlined: {}", fmt::join(inlined, ", "));
 }
 
