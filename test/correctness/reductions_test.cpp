@@ -9,8 +9,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 namespace trapeze {
 namespace {
 
@@ -105,19 +103,14 @@ TEST(FusedReductions, BilateralGridMatchesInterpreter) {
   const Pipeline p = app.build();
   const auto fused = [&](std::vector<std::string> stages, std::vector<std::int64_t> tiles,
                          TileShape shape) {
-    Schedule s = Schedule::naive(p);
-    s.groups.erase(std::remove_if(s.groups.begin(), s.groups.end(),
-                                  [&](const GroupSchedule& g) {
-                                    return std::find(stages.begin(), stages.end(), g.stages[0]) !=
-                                           stages.end();
-                                  }),
-                   s.groups.end());
     GroupSchedule g;
     g.stages = std::move(stages);
     g.tile_sizes = std::move(tiles);
     g.shape = shape;
     g.parallel_tile_dims = 2;
-    s.groups.insert(s.groups.begin(), g);
+    Schedule s;
+    s.groups = {g};
+    apps::add_remaining_stages(p, s, "test: not fused");
     return s;
   };
   CompileOptions checked;

@@ -12,7 +12,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -418,17 +417,12 @@ group_extents(const std::string& app_name, const std::vector<std::string>& group
               const std::map<std::string, Storage>& storage = {}) {
   const apps::App& app = apps::find_app(app_name);
   const Pipeline p = app.build();
-  Schedule s = Schedule::naive(p);
-  s.groups.erase(std::remove_if(s.groups.begin(), s.groups.end(),
-                                [&](const GroupSchedule& g) {
-                                  return std::find(group.begin(), group.end(), g.stages[0]) !=
-                                         group.end();
-                                }),
-                 s.groups.end());
   GroupSchedule fused;
   fused.stages = group;
   fused.tile_sizes = tiles;
-  s.groups.insert(s.groups.begin(), fused);
+  Schedule s;
+  s.groups = {fused};
+  apps::add_remaining_stages(p, s, "test: not fused");
   s.storage = storage;
   const plan::GroupFootprint f = footprint(p, s, 0, p.bind(app.default_size));
   std::map<std::string, std::vector<std::int64_t>> out;
