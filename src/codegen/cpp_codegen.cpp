@@ -6,6 +6,7 @@
 #include "codegen/cpp_expr.h"
 #include "trapeze/ir_visitor.h"
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <map>
@@ -112,6 +113,7 @@ private:
 // the extent (a name, for bounds checks); `what` names it in messages.
 struct BufferNames {
   std::string pointer;
+  std::string pointer_type; ///< "const float*", "float*"
   std::vector<std::string> origin;
   std::vector<std::string> stride;
   std::vector<std::string> extent;
@@ -150,6 +152,7 @@ std::string tuple_text(const std::vector<Expr>& es) {
 class CppPrinter {
 public:
   std::string body;
+  std::string functions; ///< the Outlined statements' functions, in order
   std::set<std::string> helpers;
   bool uses_threads = false;
   bool uses_heap = false;
@@ -221,6 +224,7 @@ public:
       print(n->body);
       return;
     }
+    if (const auto* n = s.as<lower::Outlined>()) return print_outlined(*n);
     if (const auto* n = s.as<lower::Comment>()) {
       // A blank line before each stage's comment.
       if (depth_ == 1 && !body.empty() && !last_line_comment_) body += "\n";
@@ -404,6 +408,106 @@ private:
     names_.pop();
   }
 
+  // An Outlined statement: a call here, and its body as a function of its
+  // own whose parameters are the body's free variables and buffers, under the
+  // same C++ names as here (so the body prints exactly as it would inline).
+  void print_outlined(const lower::Outlined& n) {
+    const FreeNames free = free_names(n.body);
+    std::vector<std::string> params, args;
+    const auto pass = [&](const std::string& type, const std::string& name) {
+      if (std::find(args.begin(), args.end(), name) != args.end()) return;
+      params.push_back(type + " " + name);
+      args.push_back(name);
+    };
+    for (const auto& [key, type] : free.values)
+      pass("const " + std::string(cpp_type_name(type)), names_.lookup(key));
+    for (const std::string& key : free.buffers) {
+      const BufferNames& b = buffer(key);
+      if (std::find(args.begin(), args.end(), b.pointer) != args.end()) continue;
+      params.push_back(b.pointer_type + " __restrict " + b.pointer);
+      args.push_back(b.pointer);
+      for (const std::string& origin : b.origin)
+        if (!origin.empty() && !std::isdigit(static_cast<unsigned char>(origin[0])) &&
+            origin[0] != '-')
+          pass("const int64_t", origin);
+      for (const std::string& stride : b.stride)
+        if (stride != "1") pass("const int64_t", stride);
+      if (bounds_check_)
+        for (const std::string& extent : b.extent)
+          pass("const int64_t", extent);
+    }
+    if (bounds_check_) pass("tz_status&", "tz_status_");
+    std::string name = "tile_" + sanitize(n.name);
+    for (int k = 2; !function_names_.insert(name).second; ++k)
+      name = "tile_" + sanitize(n.name) + "_" + std::to_string(k);
+    line(name + "(" + join_list(args) + ");");
+    // The body, printed as a function at the file's top level.
+    std::string caller = std::move(body);
+    const int caller_depth = depth_;
+    const bool caller_comment = last_line_comment_;
+    body.clear();
+    depth_ = 1;
+    print(n.body);
+    functions += "// " + n.name + ": one nest of a tile, compiled as a function of its own\n";
+    functions += "__attribute__((noinline)) void " + name + "(" + join_list(params) + ") {\n" +
+                 body + "}\n\n";
+    body = std::move(caller);
+    depth_ = caller_depth;
+    last_line_comment_ = caller_comment;
+  }
+
+  // The variables, lets, parameters and buffers a statement uses but does
+  // not bind, keyed as names_ and buffers_ key them ("v:", "p:", "b:", "s:").
+  struct FreeNames {
+    std::map<std::string, ScalarType> values;
+    std::set<std::string> buffers;
+  };
+  static FreeNames free_names(const Stmt& s) {
+    struct Collector : lower::StmtVisitor {
+      FreeNames free;
+      std::multiset<std::string> bound;
+      void visit_expr(const Expr& e) override {
+        ir::for_each_node(e, [&](const Expr& x) {
+          if (const auto* v = x.as<VarRef>()) {
+            if (!bound.count("v:" + v->name))
+              free.values.emplace("v:" + v->name, ScalarType::Int32);
+          } else if (const auto* q = x.as<ParamRef>()) {
+            if (!bound.count("p:" + q->name)) free.values.emplace("p:" + q->name, x.type());
+          } else if (const auto* a = x.as<Access>()) {
+            free.buffers.insert("b:" + a->producer_name());
+          }
+        });
+      }
+      void visit_node(const lower::For* n, const Stmt&) override {
+        visit_expr(n->min);
+        visit_expr(n->max);
+        const auto it = bound.insert("v:" + n->var);
+        visit(n->body);
+        bound.erase(it);
+      }
+      void visit_node(const lower::LetStmt* n, const Stmt&) override {
+        visit_expr(n->value);
+        const auto it =
+            bound.insert((n->value.type() == ScalarType::Int32 ? "v:" : "p:") + n->name);
+        visit(n->body);
+        bound.erase(it);
+      }
+      void visit_node(const lower::Store* n, const Stmt& self) override {
+        free.buffers.insert("s:" + n->buffer);
+        lower::StmtVisitor::visit_node(n, self);
+      }
+    } collector;
+    collector.visit(s);
+    return collector.free;
+  }
+
+  static std::string join_list(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const std::string& part : parts)
+      out += (out.empty() ? "" : ", ") + part;
+    return out;
+  }
+
   void print_if(const lower::IfThenElse& n) {
     line("if (" + expr(n.cond) + ") {");
     nested(n.then_case);
@@ -439,6 +543,7 @@ private:
         line("const int64_t " + b.origin.back() + " = " + bound(n.origin[d]) + ";");
       }
       b.pointer = names_.declare("b:" + n.producer, n.name);
+      b.pointer_type = type + "*";
       line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" +
            it->second.memory + ".data);");
       buffers_.back()["b:" + n.producer] = b;
@@ -476,6 +581,7 @@ private:
     }
     const std::string size = dims == 1 ? extent[0] : b.stride[0] + " * " + extent[0];
     b.pointer = names_.declare("b:" + n.producer, n.name);
+    b.pointer_type = (n.scope == lower::MemoryScope::Input ? "const " : "") + type + "*";
     switch (n.scope) {
     case lower::MemoryScope::Input:
       line("const " + type + "* __restrict " + b.pointer + " = static_cast<const " + type +
@@ -513,6 +619,7 @@ private:
   };
 
   const bool bounds_check_;
+  std::set<std::string> function_names_; ///< of the Outlined statements' functions
   std::string storing_; ///< the buffer the Store being printed writes (for messages)
   Names names_;
   std::set<std::string> param_names_;
@@ -749,6 +856,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
          "}\n\n";
   }
   if (!helpers.empty()) s += helpers + "\n";
+  s += printer.functions;
   s += "} // namespace\n\n";
   s += "extern \"C\" const char* " + m.entry_symbol + "_signature(void) {\n  return " +
        c_string_literal(m.signature) + ";\n}\n\n";

@@ -118,6 +118,11 @@ Stmt Comment::make(std::string text) {
   return Stmt(std::make_shared<const Comment>(std::move(text)));
 }
 
+Stmt Outlined::make(std::string name, Stmt body) {
+  TRAPEZE_ASSERT(!name.empty() && body.defined(), "an outlined statement without a name or body");
+  return Stmt(std::make_shared<const Outlined>(std::move(name), std::move(body)));
+}
+
 Stmt Produce::make(ir::FunctionPtr stage, std::string buffer, std::vector<Interval> box,
                    std::vector<ProduceCase> cases, Expr otherwise,
                    std::optional<ir::Reduction> reduction, ProduceLoops loops,
@@ -201,6 +206,7 @@ void StmtVisitor::visit_node(const LetStmt* n, const Stmt&) {
   visit(n->body);
 }
 void StmtVisitor::visit_node(const Comment*, const Stmt&) {}
+void StmtVisitor::visit_node(const Outlined* n, const Stmt&) { visit(n->body); }
 void StmtVisitor::visit_node(const Produce* n, const Stmt&) {
   for (const Interval& range : n->box) {
     visit_expr(range.lo);
@@ -303,6 +309,10 @@ Stmt StmtMutator::mutate_node(const LetStmt* n, const Stmt& self) {
   return LetStmt::make(n->name, value, body);
 }
 Stmt StmtMutator::mutate_node(const Comment*, const Stmt& self) { return self; }
+Stmt StmtMutator::mutate_node(const Outlined* n, const Stmt& self) {
+  Stmt body = mutate(n->body);
+  return body.same_as(n->body) ? self : Outlined::make(n->name, body);
+}
 Stmt StmtMutator::mutate_node(const Produce* n, const Stmt& self) {
   bool changed = false;
   const auto fn = [&](const Expr& e) {
@@ -430,6 +440,10 @@ protected:
     visit(n->body);
   }
   void visit_node(const Comment* n, const Stmt&) override { line("// " + n->text); }
+  void visit_node(const Outlined* n, const Stmt&) override {
+    line("outlined " + n->name + ":");
+    nested(n->body);
+  }
   void visit_node(const Produce* n, const Stmt&) override {
     std::string head = "produce " + n->stage->name();
     if (n->buffer != n->stage->name()) head += " into " + n->buffer;

@@ -16,6 +16,11 @@
 //  * Allocate makes a buffer live for its body. Its origin and extents are
 //    evaluated once where the Allocate is, so a buffer inside a tile loop
 //    may have a tile-dependent origin.
+//  * An Outlined statement runs its body where it stands; code generators
+//    print the body as a function of its own, its free variables and buffers
+//    passed in, so that a compiler optimizes each piece apart (its time grows
+//    faster than linearly in a function's size). It holds no Allocate and no
+//    parallel loop.
 //  * A Produce is a stage still to be turned into loops: the early passes of
 //    lowering place and bound it, later ones rewrite its definition, and
 //    stage_loops replaces it by loop nests. None is left after stage_loops.
@@ -60,6 +65,7 @@ private:
   X(Store)                                                                                         \
   X(LetStmt)                                                                                       \
   X(Comment)                                                                                       \
+  X(Outlined)                                                                                      \
   X(Produce)
 
 enum class StmtKind : std::uint8_t {
@@ -188,6 +194,16 @@ struct Comment final : StmtNode {
   static Stmt make(std::string text);
   explicit Comment(std::string t) : StmtNode(node_kind), text(std::move(t)) {}
   const std::string text;
+};
+
+/// `body`, printed as a function of its own named after `name` (the stages
+/// it computes).
+struct Outlined final : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Outlined;
+  static Stmt make(std::string name, Stmt body);
+  Outlined(std::string n, Stmt b) : StmtNode(node_kind), name(std::move(n)), body(std::move(b)) {}
+  const std::string name;
+  const Stmt body;
 };
 
 /// One case of a Produce: the points of `box` (inclusive, within the stage's

@@ -47,6 +47,8 @@ const std::vector<Pass>& passes() {
       {"stage_loops", stage_loops},
       // Compares loop nests, so it runs once they exist.
       {"intra_tile_fusion", intra_tile_fusion},
+      // The nests are final: each one a function of its own.
+      {"outline_nests", outline_nests},
       // The groups are complete: the buffers around them.
       {"full_buffers", nullptr, full_buffers},
       // Needs every buffer placed; a code generator prints the per-thread ones.

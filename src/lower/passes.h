@@ -61,6 +61,12 @@ void stage_loops(GroupState& g, LoweringState& state);
 /// producer over equal loop bounds become one nest (paper 001 §5.3).
 void intra_tile_fusion(GroupState& g, LoweringState& state);
 
+/// outline_nests.cpp: in a fused group, each stage's nest inside the tile (a
+/// fused nest counts as one) becomes an Outlined statement, which code
+/// generators print as a function of its own: compilers take time that grows
+/// faster than the size of a function, and a group's tile holds them all.
+void outline_nests(GroupState& g, LoweringState& state);
+
 // ---------------------------------------------------------------- module passes
 
 /// full_buffers.cpp: heap buffers for the stages kept in full, then the

@@ -32,6 +32,8 @@ protected:
   }
 
   void visit_node(const For* n, const Stmt& self) override {
+    TRAPEZE_ASSERT(!(outlined_ > 0 && is_parallel(n->kind)),
+                   "a parallel loop over '" + n->var + "' inside an outlined statement");
     visit_expr(n->min);
     visit_expr(n->max);
     vars_.insert(n->var);
@@ -46,7 +48,14 @@ protected:
     visit(n->body);
     if (is_var) vars_.erase(vars_.find(n->name));
   }
+  void visit_node(const Outlined* n, const Stmt&) override {
+    ++outlined_;
+    visit(n->body);
+    --outlined_;
+  }
   void visit_node(const Allocate* n, const Stmt&) override {
+    TRAPEZE_ASSERT(outlined_ == 0,
+                   "buffer '" + n->name + "' allocated inside an outlined statement");
     for (const Expr& e : n->origin)
       visit_expr(e);
     for (const Expr& e : n->extents)
@@ -89,6 +98,7 @@ private:
   std::multiset<std::string> vars_;
   std::map<std::string, std::vector<std::size_t>> producers_, buffers_;
   std::map<std::string, std::vector<std::string>> per_thread_; ///< extents of PerThread buffers
+  int outlined_ = 0; ///< Outlined statements around the one visited
 };
 
 } // namespace

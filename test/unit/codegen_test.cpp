@@ -206,6 +206,28 @@ TEST(CppText, IsReadableAndFollowsTheAbi) {
       HasSubstr("//   outputs[0] blury: float32[R][C], element 0 holds the point (1, 1)\n"));
 }
 
+// A fused group's nests are noinline functions whose parameters are what they
+// use under the caller's names; the tile loop calls them.
+TEST(CppText, OutlinedNestsAreFunctionsOfTheirOwn) {
+  const Pipeline p = blur_pipeline();
+  Schedule s;
+  GroupSchedule g;
+  g.stages = {"blurx", "blury"};
+  g.tile_sizes = {8, 64};
+  s.groups = {g};
+  for (const bool checked : {false, true}) {
+    codegen::CodegenOptions options;
+    options.bounds_check = checked;
+    const std::string source = testing_support::generate_cpp(p, s, options).source;
+    EXPECT_THAT(source, HasSubstr("__attribute__((noinline)) void tile_blurx(const int64_t "));
+    EXPECT_THAT(source, HasSubstr("const float* __restrict img"));
+    EXPECT_THAT(source, HasSubstr("float* __restrict blurx"));
+    EXPECT_THAT(source, HasSubstr("__attribute__((noinline)) void tile_blury("));
+    EXPECT_THAT(source, HasSubstr("  tile_blurx(blurx_"));
+    EXPECT_EQ(source.find("tz_status& tz_status_") != std::string::npos, checked);
+  }
+}
+
 TEST(CppText, FloorDivisionByPowersOfTwoIsAShiftAndAMask) {
   Param N("N");
   Var x("x");

@@ -110,6 +110,19 @@ TEST(Passes, IntraTileFusionMergesNests) {
   EXPECT_THAT(explain_lowered(p, s, "intra_tile_fusion"), HasSubstr("Ix, Iy: one fused nest"));
 }
 
+TEST(Passes, OutlineNestsMakesEachNestAFunction) {
+  EXPECT_THAT(blur_after("intra_tile_fusion"), Not(HasSubstr("outlined")));
+  const std::string ir = blur_after("outline_nests");
+  EXPECT_THAT(ir, HasSubstr("outlined blurx:\n"));
+  EXPECT_THAT(ir, HasSubstr("outlined blury:\n"));
+  // A fused nest is one function, named after every stage it stores.
+  const Pipeline p = apps::find_app("harris").build();
+  EXPECT_THAT(explain_lowered(p, apps::make_manual_schedule_harris(p), "outline_nests"),
+              HasSubstr("outlined Ix_Iy:"));
+  // A lone stage's nest is a parallel loop of its own: not outlined.
+  EXPECT_THAT(explain_lowered(p, Schedule::naive(p)), Not(HasSubstr("outlined")));
+}
+
 TEST(Passes, FullBuffersAndHoisting) {
   EXPECT_THAT(blur_after("intra_tile_fusion"), Not(HasSubstr("allocate img")));
   const std::string ir = blur_after("full_buffers");
@@ -137,7 +150,7 @@ TEST(Passes, ClampIndicesClampsDataDependentReads) {
 TEST(Passes, ValidateChecksScopes) {
   EXPECT_NO_THROW(blur_after("validate"));
   EXPECT_EQ(lowering_passes().back(), "validate");
-  EXPECT_EQ(lowering_passes().size(), 14u);
+  EXPECT_EQ(lowering_passes().size(), 15u);
 }
 
 // Case and parity partitioning on every app, under its naive and its
