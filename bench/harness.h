@@ -37,9 +37,10 @@ struct AppResult {
 };
 
 struct BenchOptions {
-  std::vector<std::string> apps;       ///< empty: every app
-  std::vector<std::string> schedulers; ///< "naive", "manual"
-  std::vector<std::string> peers;      ///< "halide", "opencv"
+  std::vector<std::string> apps; ///< empty: every app
+  /// "naive", "manual", "dp", "greedy", "halide-greedy"
+  std::vector<std::string> schedulers;
+  std::vector<std::string> peers; ///< "halide", "opencv"
   int threads = 2;
   int reps = 15;
   bool small = false; ///< small_size instead of default_size (smoke tests)

@@ -84,8 +84,18 @@ BenchReport run_bench(const BenchOptions& options) {
         }
         variants.push_back(trapeze_variant("trapeze manual", compile(p, app.manual_schedule(p)), p,
                                            bound, inputs, options.threads));
+      } else if (const std::optional<SchedulerKind> kind = parse_scheduler(scheduler)) {
+        // The schedule `trapeze run` would use at this size: made for these
+        // parameters, from the schedule cache after the first time.
+        CompileOptions compile_options;
+        compile_options.scheduling.scheduler = *kind;
+        compile_options.scheduling.estimates = bound;
+        const Schedule s = cached_auto_schedule(p, compile_options);
+        variants.push_back(trapeze_variant("trapeze " + scheduler, compile(p, s), p, bound, inputs,
+                                           options.threads));
       } else {
-        throw Error("unknown scheduler '" + scheduler + "' (known: naive, manual)");
+        throw Error("unknown scheduler '" + scheduler +
+                    "' (known: naive, manual, dp, greedy, halide-greedy)");
       }
     }
     for (const std::string& peer : options.peers) {

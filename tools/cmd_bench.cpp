@@ -26,11 +26,13 @@ void add_bench_command(CLI::App& root, int& exit_code) {
     std::string json, csv, plot;
   };
   auto o = std::make_shared<Options>();
-  o->bench.schedulers = {"naive", "manual"};
+  o->bench.schedulers = {"naive", "manual", "dp", "greedy", "halide-greedy"};
   cmd->add_option("apps", o->bench.apps, "Apps to run (default: all; see 'trapeze list')");
-  cmd->add_option("--schedulers", o->bench.schedulers, "trapeze schedules: naive, manual")
+  cmd->add_option("--schedulers", o->bench.schedulers,
+                  "trapeze schedules: naive, manual, dp, greedy, halide-greedy")
       ->delimiter(',')
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({"naive", "manual", "dp", "greedy", "halide-greedy"}));
   cmd->add_option("--peers", o->bench.peers, "Peers: halide, opencv")->delimiter(',');
   cmd->add_option("--threads", o->bench.threads, "Threads for every variant")
       ->check(CLI::Range(1, 1024))

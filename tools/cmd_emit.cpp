@@ -16,11 +16,15 @@ void add_emit_command(CLI::App& root, int& exit_code) {
   cmd->add_option("pipeline", *target, "An app name (see 'trapeze list') or a pipeline text file")
       ->required();
   cmd->add_option("--out", *out, "Output directory (created if missing)")->required();
+  auto params = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--param", *params,
+                  "Parameter value NAME=VALUE the schedule is made for (repeatable; the "
+                  "defaults otherwise)");
   auto choice = std::make_shared<ScheduleChoice>();
   add_schedule_options(*cmd, *choice);
-  cmd->callback([target, out, choice, &exit_code] {
+  cmd->callback([target, out, params, choice, &exit_code] {
     const PipelineSource source = resolve_pipeline(*target);
-    const ChosenSchedule chosen = choose_schedule(source, *choice);
+    const ChosenSchedule chosen = choose_schedule(source, *choice, parse_param_arguments(*params));
     for (const std::string& path : emit_aot(source.pipeline, chosen.schedule, *out))
       fmt::print("wrote {}\n", path);
     exit_code = 0;

@@ -29,9 +29,8 @@ void add_explain_command(CLI::App& root, int& exit_code) {
       ->required();
   cmd->add_flag("--json", o->json, "Print the report as one JSON document");
   cmd->add_flag("--ir", o->ir, "Print the pipeline's text form instead (it parses back)");
-  CLI::Option* lowered =
-      cmd->add_flag("--lowered", o->lowered,
-                    "Print the loop IR lowering makes under the schedule (default: naive)");
+  CLI::Option* lowered = cmd->add_flag(
+      "--lowered", o->lowered, "Print the loop IR lowering makes under the schedule (default: dp)");
   cmd->add_option("--after", o->after,
                   "With --lowered: the loop IR after this pass (" +
                       fmt::format("{}", fmt::join(lowering_passes(), ", ")) + ")")
@@ -41,21 +40,25 @@ void add_explain_command(CLI::App& root, int& exit_code) {
   add_schedule_options(*cmd, o->schedule);
   cmd->callback([o, &exit_code] {
     const PipelineSource source = resolve_pipeline(o->target);
+    const ParamValues given = parse_param_arguments(o->params);
     if (o->lowered) {
-      const Schedule schedule = o->schedule.given() ? choose_schedule(source, o->schedule).schedule
-                                                    : Schedule::naive(source.pipeline);
+      const Schedule schedule = choose_schedule(source, o->schedule, given).schedule;
       fmt::print("{}", explain_lowered(source.pipeline, schedule, o->after));
     } else if (o->ir) {
       fmt::print("{}", to_text(source.pipeline));
     } else {
       const Pipeline& p = source.pipeline;
-      const ParamValues bound = p.bind(parse_param_arguments(o->params));
+      const ParamValues bound = p.bind(given);
       // The schedule section only when one was asked for: the analysis alone by default.
       std::optional<ChosenSchedule> chosen;
-      if (o->schedule.given()) chosen = choose_schedule(source, o->schedule);
+      std::optional<AutoScheduleReport> report;
+      if (o->schedule.given()) chosen = choose_schedule(source, o->schedule, given, &report);
       if (o->json && chosen) {
         auto doc = nlohmann::ordered_json::parse(explain_json(p, bound));
         doc["schedule"] = schedule_json(p, *chosen);
+        if (report)
+          doc["schedule"]["search"] =
+              nlohmann::ordered_json::parse(autoschedule_report_json(*report));
         chosen->schedule.validate(p);
         doc["schedule"]["footprints"] =
             nlohmann::ordered_json::parse(explain_footprints_json(p, chosen->schedule, bound));
@@ -65,6 +68,7 @@ void add_explain_command(CLI::App& root, int& exit_code) {
       } else {
         fmt::print("{}\n", explain_text(p, bound));
         if (chosen) {
+          if (report) fmt::print("{}", autoschedule_report_text(*report));
           fmt::print("{}", schedule_text(p, *chosen));
           chosen->schedule.validate(p);
           fmt::print("{}", explain_footprints_text(p, chosen->schedule, bound));

@@ -72,7 +72,7 @@ int run(const RunOptions& o) {
     given = sized;
   }
   const ParamValues bound = p.bind(given);
-  const ChosenSchedule chosen = choose_schedule(source, o.schedule);
+  const ChosenSchedule chosen = choose_schedule(source, o.schedule, given);
   const BufferMap inputs =
       image.defined() ? source.app->inputs_from_image(p, bound, image) : make_inputs(source, bound);
 

@@ -12,5 +12,6 @@ void add_emit_command(CLI::App& root, int& exit_code);
 void add_explain_command(CLI::App& root, int& exit_code);
 void add_schedule_command(CLI::App& root, int& exit_code);
 void add_bench_command(CLI::App& root, int& exit_code);
+void add_machine_command(CLI::App& root, int& exit_code);
 
 } // namespace trapeze::cli

@@ -1,4 +1,4 @@
-// The trapeze command line: list, run, emit, explain, schedule, bench. schedule.
+// The trapeze command line: list, run, emit, explain, schedule, bench, machine.
 //
 // Exit codes: 0 success; 1 a trapeze error (bad pipeline, failed check,
 // failed compile); 2 bad command-line arguments (one line on stderr).
@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   trapeze::cli::add_explain_command(root, exit_code);
   trapeze::cli::add_schedule_command(root, exit_code);
   trapeze::cli::add_bench_command(root, exit_code);
+  trapeze::cli::add_machine_command(root, exit_code);
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

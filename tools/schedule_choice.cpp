@@ -2,6 +2,7 @@
 #include "schedule_choice.h"
 
 #include "trapeze/error.h"
+#include "trapeze/runtime.h"
 
 #include <fmt/core.h>
 
@@ -25,13 +26,47 @@ std::string sizes(const std::vector<std::int64_t>& values) {
 
 } // namespace
 
+MachineModel MachineChoice::resolve() const {
+  MachineModel m = file.empty() ? MachineModel::host() : MachineModel::load(file);
+  bool overridden = false;
+  if (cores > 0) m.cores = cores, overridden = true;
+  if (l1_bytes > 0) m.l1_bytes = l1_bytes, overridden = true;
+  if (l2_bytes > 0) m.l2_bytes = l2_bytes, overridden = true;
+  if (vector_bytes > 0) m.vector_bytes = vector_bytes, overridden = true;
+  if (overridden) m.source += " + command line";
+  m.validate();
+  return m;
+}
+
+void add_machine_options(CLI::App& cmd, MachineChoice& choice) {
+  cmd.add_option("--machine", choice.file,
+                 "A machine model JSON file (see 'trapeze machine --json') to schedule for")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--cores", choice.cores, "Schedule for this many cores")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--l1-bytes", choice.l1_bytes, "Schedule for this L1 data cache size per core")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd.add_option("--l2-bytes", choice.l2_bytes, "Schedule for this L2 cache size per core")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd.add_option("--vector-bytes", choice.vector_bytes, "Schedule for vectors of this many bytes")
+      ->check(CLI::Range(1, 1 << 12));
+}
+
+const std::vector<std::string>& scheduler_names() {
+  static const std::vector<std::string> names = {"dp", "greedy", "halide-greedy", "naive",
+                                                 "manual"};
+  return names;
+}
+
 void add_schedule_options(CLI::App& cmd, ScheduleChoice& choice, bool with_file) {
   CLI::Option* scheduler =
       cmd.add_option("--scheduler", choice.scheduler,
-                     "Where the schedule comes from: naive (every stage its own untiled group) "
-                     "or manual (the app's hand-written schedule)")
+                     "Where the schedule comes from: dp (automatic, paper 001's dynamic "
+                     "programming; the default), greedy (PolyMage's heuristic), halide-greedy "
+                     "(Halide's 2016 autoscheduler's heuristic), naive (every stage its own "
+                     "untiled group) or manual (the app's hand-written schedule)")
           ->capture_default_str()
-          ->check(CLI::IsMember({"naive", "manual"}));
+          ->check(CLI::IsMember(scheduler_names()));
   if (with_file) {
     CLI::Option* file =
         cmd.add_option("--schedule", choice.file, "A schedule JSON file (see docs/schedule.md)")
@@ -40,37 +75,80 @@ void add_schedule_options(CLI::App& cmd, ScheduleChoice& choice, bool with_file)
     choice.file_option = file;
   }
   choice.scheduler_option = scheduler;
+  add_machine_options(cmd, choice.machine);
+  cmd.add_option("--cost-weights", choice.weights,
+                 "dp's cost weights w1,w2,w3,w4 (live data, idle cores, overlap, size difference)")
+      ->delimiter(',')
+      ->expected(4);
+  cmd.add_option("--group-limit", choice.group_limit,
+                 "dp: at most this many stages a group in the first round (Alg. 5; 0: none)")
+      ->check(CLI::Range(0, 1 << 20));
+  cmd.add_option("--innermost-tile", choice.innermost_tile,
+                 "dp: the innermost tile size to start from (default 8192)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd.add_flag("--multi-level", choice.multi_level,
+               "dp: inner L1 tiles inside L2 tiles (Alg. 4; off by default)");
 }
 
-ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoice& choice) {
+AutoScheduleOptions autoschedule_options(const ScheduleChoice& choice, SchedulerKind kind,
+                                         const ParamValues& estimates) {
+  AutoScheduleOptions o;
+  o.scheduler = kind;
+  o.machine = choice.machine.resolve();
+  o.estimates = estimates;
+  if (!choice.weights.empty()) {
+    for (double w : choice.weights)
+      if (!(w >= 0))
+        throw Error(
+            fmt::format("--cost-weights: every weight must be zero or positive, got {}", w));
+    o.weights = {choice.weights[0], choice.weights[1], choice.weights[2], choice.weights[3]};
+  }
+  o.group_limit = choice.group_limit;
+  if (choice.innermost_tile > 0) o.innermost_tile = choice.innermost_tile;
+  o.multi_level = choice.multi_level;
+  return o;
+}
+
+ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoice& choice,
+                               const ParamValues& estimates,
+                               std::optional<AutoScheduleReport>* report) {
   ChosenSchedule chosen;
   if (!choice.file.empty()) {
     chosen.schedule = Schedule::load(choice.file);
     chosen.label = choice.file;
   } else if (choice.scheduler == "manual") {
     if (!source.app)
-      throw Error("--scheduler manual needs an app; for a pipeline file use --schedule FILE.json "
-                  "(start from 'trapeze schedule " +
+      throw Error("--scheduler manual needs an app; for a pipeline file use --scheduler dp or "
+                  "--schedule FILE.json (start from 'trapeze schedule " +
                   source.label + "')");
     if (!source.app->manual_schedule)
       throw Error("app " + source.app->name +
-                  " has no hand-written schedule yet; use --scheduler naive or --schedule "
+                  " has no hand-written schedule yet; use --scheduler dp or --schedule "
                   "FILE.json");
     chosen.schedule = source.app->manual_schedule(source.pipeline);
     chosen.label = "manual";
   } else {
-    chosen.schedule = Schedule::naive(source.pipeline);
-    chosen.label = "naive";
+    const std::optional<SchedulerKind> kind = parse_scheduler(choice.scheduler);
+    TRAPEZE_ASSERT(kind, "--scheduler accepted an unknown name: " + choice.scheduler);
+    CompileOptions options;
+    options.scheduling = autoschedule_options(choice, *kind, estimates);
+    if (report) {
+      AutoScheduleReport r;
+      chosen.schedule = auto_schedule(source.pipeline, options.scheduling, &r);
+      *report = std::move(r);
+    } else {
+      chosen.schedule = cached_auto_schedule(source.pipeline, options);
+    }
+    chosen.label = choice.scheduler;
   }
   try {
     chosen.schedule.validate(source.pipeline);
   } catch (const Error& e) {
     std::string why = e.what();
     if (why.rfind("schedule: ", 0) == 0) why.erase(0, 10); // said once below
+    const bool named = !choice.file.empty();
     throw Error("the " +
-                (chosen.label == "naive" || chosen.label == "manual"
-                     ? chosen.label + " schedule"
-                     : "schedule in '" + chosen.label + "'") +
+                (named ? "schedule in '" + chosen.label + "'" : chosen.label + " schedule") +
                 " does not fit pipeline '" + source.pipeline.name() + "': " + why);
   }
   return chosen;

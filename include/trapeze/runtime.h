@@ -2,6 +2,7 @@
 // JIT (generated C++ compiled by the system compiler and loaded with dlopen).
 #pragma once
 
+#include "trapeze/autoschedule.h"
 #include "trapeze/buffer.h"
 #include "trapeze/pipeline.h"
 #include "trapeze/schedule.h"
@@ -73,6 +74,9 @@ struct CompileOptions {
   /// trapeze::Error naming the stage, the buffer, the point and the allocation.
   /// For tests and debugging: the checks stop most loops from vectorizing.
   bool bounds_check = false;
+  /// How compile(p) and emit_aot(p, dir) choose a schedule when none is given:
+  /// the dp scheduler by default (docs/autoschedule.md), with its estimates.
+  AutoScheduleOptions scheduling;
 };
 
 /// A compiled pipeline. Cheap to copy; run() is thread-safe and may be called
@@ -109,19 +113,29 @@ private:
   std::shared_ptr<const Impl> impl_;
 };
 
-/// Generates C++ for the pipeline, compiles (or finds it in the cache), loads it.
-/// A failed compile throws trapeze::Error with the compiler's message and the
-/// path of the kept source.
+/// auto_schedule(p, options.scheduling) through a cache beside the JIT's
+/// (<cache dir>/schedules/): the same pipeline, scheduler options and machine
+/// give the same schedule, so a second call reads it instead of searching
+/// again. `from_cache` (if given) says whether it did.
+Schedule cached_auto_schedule(const Pipeline& p, const CompileOptions& options = {},
+                              bool* from_cache = nullptr);
+
+/// Generates C++ for the pipeline under the schedule options.scheduling
+/// chooses (cached_auto_schedule: dp by default), compiles (or finds it in
+/// the cache), loads it. A failed compile throws trapeze::Error with the
+/// compiler's message and the path of the kept source.
 CompiledPipeline compile(const Pipeline& p, const CompileOptions& options = {});
-/// The same with a schedule (validated first; Schedule::naive(p) is the default).
+/// The same with a given schedule (validated first).
 CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,
                          const CompileOptions& options = {});
 
 /// Ahead-of-time output: writes DIR/<name>.h and DIR/<name>.cpp, which a user
 /// compiles into their own program (with OpenMP). The header declares the
 /// entry function with the same calling convention as the JIT's (see
-/// docs/aot.md). Returns the two paths.
-std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir);
+/// docs/aot.md). Returns the two paths. The schedule is the one
+/// cached_auto_schedule(p, options) chooses.
+std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir,
+                                  const CompileOptions& options = {});
 /// The same with a schedule (validated first).
 std::vector<std::string> emit_aot(const Pipeline& p, const Schedule& schedule,
                                   const std::string& dir);

@@ -61,27 +61,43 @@ std::string stage_names(const std::vector<std::string>& stages) {
 
 GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index) {
   const GroupSchedule& group = schedule.groups.at(index);
-  GroupGeometry g;
-  g.name = "group " + std::to_string(index) + " (" + stage_names(group.stages) + ")";
   std::vector<const Function*> members;
   for (const std::string& name : group.stages)
     members.push_back(p.stage(name).get());
-  g.alignment = analysis::align_and_scale(p, members);
-  if (!g.alignment.ok)
+  std::string name = "group " + std::to_string(index) + " (" + stage_names(group.stages) + ")";
+  analysis::GroupAlignment alignment = analysis::align_and_scale(p, members);
+  if (!alignment.ok)
     throw Error(
-        g.name + " cannot be tiled: " + g.alignment.reason +
+        name + " cannot be tiled: " + alignment.reason +
         "; change the group so that its stages are connected and every dependence inside it is a "
         "constant distance");
   const std::set<std::string> in_group(group.stages.begin(), group.stages.end());
-  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
+  const auto role = [&](const Function& f) {
+    StageRole r;
+    r.live_out = p.is_output(f);
+    for (const FunctionPtr& consumer : p.consumers(f))
+      r.live_out = r.live_out || !in_group.count(consumer->name());
+    r.full = r.live_out || schedule.storage_of(p, f.name()) == Storage::Full;
+    return r;
+  };
+  return group_geometry(p, std::move(name), std::move(alignment), role,
+                        analysis::BoundsProver::for_pipeline(p));
+}
+
+GroupGeometry group_geometry(const Pipeline& p, std::string name,
+                             analysis::GroupAlignment alignment,
+                             const std::function<StageRole(const ir::Function&)>& role,
+                             const analysis::BoundsProver& prover) {
+  TRAPEZE_ASSERT(alignment.ok, "the geometry of a group that cannot be aligned: " + name);
+  GroupGeometry g;
+  g.name = std::move(name);
+  g.alignment = std::move(alignment);
   for (const analysis::StageAlignment& a : g.alignment.stages) {
     const FunctionPtr& f = p.stage(a.stage->name());
     g.stages.push_back(f);
-    bool live = p.is_output(*f);
-    for (const FunctionPtr& consumer : p.consumers(*f))
-      live = live || !in_group.count(consumer->name());
-    g.live_out.push_back(live);
-    g.full.push_back(live || schedule.storage_of(p, f->name()) == Storage::Full);
+    const StageRole r = role(*f);
+    g.live_out.push_back(r.live_out);
+    g.full.push_back(r.full);
     std::vector<int> dims(g.alignment.common_dims.size(), -1);
     std::vector<std::int64_t> scales(g.alignment.common_dims.size(), 1);
     for (std::size_t k = 0; k < a.common_dim.size(); ++k) {

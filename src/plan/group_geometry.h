@@ -18,6 +18,7 @@
 #pragma once
 
 #include "analysis/alignment.h"
+#include "analysis/bounds_prover.h"
 #include "trapeze/pipeline.h"
 #include "trapeze/schedule.h"
 
@@ -60,6 +61,22 @@ struct GroupGeometry {
 /// trapeze::Error naming the group if its stages cannot be aligned into a
 /// common space with constant dependences.
 GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index);
+
+/// Whether a stage of a group is a live-out (an output or read outside the
+/// group), and whether it is kept in a full buffer (a live-out, or stored Full).
+struct StageRole {
+  bool live_out = false;
+  bool full = false;
+};
+
+/// The geometry of a group whose stages are aligned as `alignment` (which must
+/// be ok), each stage's role given by `role`; `prover` is the pipeline's
+/// (BoundsProver::for_pipeline), for the targets of reductions. For the
+/// autoscheduler, which weighs groups no schedule holds yet.
+GroupGeometry group_geometry(const Pipeline& p, std::string name,
+                             analysis::GroupAlignment alignment,
+                             const std::function<StageRole(const ir::Function&)>& role,
+                             const analysis::BoundsProver& prover);
 
 /// Per stage, per common dimension: the region's bounds in the common space (a
 /// stage lacking the dimension lies at 0 in it). A stage with scale s computes

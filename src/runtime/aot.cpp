@@ -21,8 +21,9 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 
 } // namespace
 
-std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir) {
-  return emit_aot(p, Schedule::naive(p), dir);
+std::vector<std::string> emit_aot(const Pipeline& p, const std::string& dir,
+                                  const CompileOptions& options) {
+  return emit_aot(p, cached_auto_schedule(p, options), dir);
 }
 
 std::vector<std::string> emit_aot(const Pipeline& p, const Schedule& schedule,

@@ -27,7 +27,7 @@ const CompiledPipeline::Impl& checked(const std::shared_ptr<const CompiledPipeli
 } // namespace
 
 CompiledPipeline compile(const Pipeline& p, const CompileOptions& options) {
-  return compile(p, Schedule::naive(p), options);
+  return compile(p, cached_auto_schedule(p, options), options);
 }
 
 CompiledPipeline compile(const Pipeline& p, const Schedule& schedule,

@@ -75,6 +75,7 @@ CompileOptions fuzz_compile_options() {
 struct Tally {
   int pipelines = 0, stages = 0, groups = 0, fused = 0, rejected = 0, fell_back = 0;
   std::map<std::string, int> reasons;
+  std::map<std::string, int> sources; ///< schedules by where they came from
 };
 
 std::string reproducer(std::uint64_t seed, const RandomPipeline& rp, const Schedule* s,
@@ -102,6 +103,7 @@ SeedCase draw_case(std::uint64_t seed, Tally& tally) {
   tally.stages += static_cast<int>(c.rp.pipeline.stages().size());
   tally.rejected += c.choice.rejected;
   tally.fell_back += c.choice.fell_back ? 1 : 0;
+  ++tally.sources[c.choice.source];
   for (const auto& [reason, n] : c.choice.reasons)
     tally.reasons[reason] += n;
   tally.groups += static_cast<int>(c.choice.schedule.groups.size());
@@ -232,6 +234,8 @@ TEST_P(FuzzPipelines, MatchInterpreter) {
             << " fused) in " << seconds << " s = " << (seconds > 0 ? tally.pipelines / seconds : 0)
             << " pipelines/s; " << failures << " failed; " << tally.rejected
             << " schedule draws rejected, " << tally.fell_back << " fell back to naive\n";
+  for (const auto& [source, n] : tally.sources)
+    std::cout << "[fuzz]   schedules from " << source << ": " << n << "\n";
   for (const auto& [reason, n] : tally.reasons)
     std::cout << "[fuzz]   rejected " << n << "x: " << reason << "\n";
 }

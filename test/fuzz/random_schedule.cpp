@@ -2,6 +2,7 @@
 #include "fuzz/random_schedule.h"
 
 #include "analysis/alignment.h"
+#include "trapeze/autoschedule.h"
 #include "trapeze/error.h"
 
 #include <algorithm>
@@ -163,9 +164,39 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
   return s;
 }
 
+Schedule automatic_schedule(const RandomPipeline& rp, FuzzRng& rng, std::string& source) {
+  AutoScheduleOptions o;
+  const std::int64_t r = rng.uniform(0, 99);
+  o.scheduler = r < 60   ? SchedulerKind::DP
+                : r < 80 ? SchedulerKind::Greedy
+                         : SchedulerKind::HalideGreedy;
+  source = scheduler_name(o.scheduler);
+  // A random machine and estimates, so that tiles of every shape come out:
+  // caches from a few points to far more than any fuzz domain.
+  MachineModel m;
+  m.cores = static_cast<int>(rng.uniform(1, 8));
+  m.l1_bytes = std::int64_t{1} << rng.uniform(6, 16);
+  m.l2_bytes = m.l1_bytes << rng.uniform(0, 6);
+  m.vector_bytes = static_cast<int>(std::int64_t{8} << rng.uniform(0, 3));
+  m.source = "fuzz";
+  o.machine = m;
+  o.innermost_tile = rng.pick(std::vector<std::int64_t>{1, 4, 16, 256, 8192});
+  o.multi_level = rng.chance(0.5);
+  o.inline_stages = rng.chance(0.8);
+  for (const auto& [name, v] : rp.params)
+    if (!v.is_float) o.estimates[name] = rng.chance(0.5) ? v.i : v.i * rng.uniform(1, 50);
+  o.greedy_tile_sizes = {rng.uniform(1, 8), rng.uniform(1, 64)};
+  o.greedy_overlap_threshold = rng.pick(std::vector<double>{0.2, 0.4, 0.5, 2.0});
+  return auto_schedule(rp.pipeline, o);
+}
+
 ScheduleChoice random_schedule(const RandomPipeline& rp, std::uint64_t seed, int attempts) {
   FuzzRng rng(seed ^ 0x5C4ED01Eull);
   ScheduleChoice choice;
+  if (rng.chance(0.3)) {
+    choice.schedule = automatic_schedule(rp, rng, choice.source);
+    return choice;
+  }
   for (int a = 0; a < attempts; ++a) {
     Schedule s = draw_schedule(rp, rng);
     try {

@@ -6,7 +6,9 @@
 // the domain, larger than it, or untiled), a shape (scalene or polymage),
 // sometimes inner tiles, parallel_tile_dims and vectorize, and every stage a
 // storage (inlined for pure stages, scratchpad or full for the others).
-// Draws that Schedule::validate rejects are counted and drawn again.
+// Draws that Schedule::validate rejects are counted and drawn again. Three
+// seeds in ten take an automatic scheduler's schedule instead (dp, greedy or
+// halide-greedy, for a random machine model and estimates).
 #pragma once
 
 #include "fuzz/fuzz_rng.h"
@@ -29,6 +31,8 @@ struct ScheduleChoice {
   std::map<std::string, int> reasons;
   /// True if every draw was rejected and the naive schedule was taken.
   bool fell_back = false;
+  /// "random", or the automatic scheduler that made it.
+  std::string source = "random";
 };
 
 /// Draws until Schedule::validate accepts (at most `attempts` draws, then

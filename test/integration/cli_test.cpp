@@ -134,20 +134,27 @@ TEST_F(Cli, ExplainPrintsTextAndJson) {
   EXPECT_EQ(j["stages"].size(), 4u);
 }
 
-TEST_F(Cli, SchedulePrintsTheNaiveScheduleAsJson) {
-  const CliResult r = run("schedule unsharp");
+TEST_F(Cli, SchedulePrintsTheChosenScheduleAsJson) {
+  const CliResult r = run("schedule unsharp --scheduler naive");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["version"], 1);
   ASSERT_EQ(j["groups"].size(), 4u);
   EXPECT_EQ(j["groups"][0]["stages"], nlohmann::json::array({"blurx"}));
   EXPECT_EQ(j["groups"][0]["tile_sizes"], nlohmann::json::array());
-  EXPECT_EQ(run("schedule unsharp --scheduler naive").out, r.out);
+  // dp by default: the four stages fused, tiled, with its reasons.
+  const CliResult dp = run("schedule unsharp");
+  ASSERT_EQ(dp.exit_code, 0) << dp.err;
+  const auto d = nlohmann::json::parse(dp.out);
+  ASSERT_EQ(d["groups"].size(), 1u);
+  EXPECT_EQ(d["groups"][0]["tile_sizes"].size(), 3u);
+  EXPECT_THAT(d["groups"][0]["reasons"][0].get<std::string>(), HasSubstr("dp: cost"));
+  EXPECT_EQ(run("schedule unsharp --scheduler dp").out, dp.out);
 }
 
 TEST_F(Cli, RunAndExplainTakeAScheduleFile) {
   const fs::path file = dir_ / "s.json";
-  std::ofstream(file) << run("schedule blur").out;
+  std::ofstream(file) << run("schedule blur --scheduler naive").out;
   const CliResult r = run("run blur --schedule " + file.string() +
                           " --param R=20 --param C=30 --reps 1 --check --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -210,10 +217,15 @@ TEST_F(Cli, ExplainPrintsTheLoopIrAfterAPass) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("// --- loop IR after bound_regions ---"));
   EXPECT_THAT(r.out, HasSubstr("produce blury over [blury_x_lo, blury_x_hi]"));
-  r = run("explain blur --lowered");
+  r = run("explain blur --lowered --scheduler naive");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("// --- loop IR after validate ---"));
   EXPECT_THAT(r.out, HasSubstr("parallel for x in [1, R]:"));
+  // dp by default: one fused group whose nests are functions of their own.
+  r = run("explain blur --lowered");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("fused, tiles"));
+  EXPECT_THAT(r.out, HasSubstr("outlined blurx:"));
   r = run("explain blur --lowered --after fusion");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("tile_loops"));
@@ -253,9 +265,12 @@ TEST_F(Cli, ManualSchedulerNeedsAnApp) {
   r = run("schedule " + file.string() + " --scheduler manual");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("--scheduler manual needs an app"));
-  r = run("schedule " + file.string());
+  r = run("schedule " + file.string() + " --scheduler naive");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"stages\": [\"blurx\"]"));
+  r = run("schedule " + file.string()); // dp works on a pipeline file too
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"stages\": [\"blurx\", \"blury\"]"));
 }
 
 TEST_F(Cli, EmitWritesHeaderAndSource) {
@@ -306,7 +321,7 @@ TEST_F(Cli, BenchSmokeRunOnOneSmallApp) {
   EXPECT_EQ(j["apps"][0]["variants"][0]["check"], "reference");
   EXPECT_THAT(read_file(csv), HasSubstr("blur,trapeze naive,"));
   EXPECT_EQ(j["load"], 0);
-  EXPECT_EQ(run("bench blur --small --reps 2 --schedulers fancy").exit_code, 1);
+  EXPECT_EQ(run("bench blur --small --reps 2 --schedulers fancy").exit_code, 2); // a bad argument
 }
 
 TEST_F(Cli, BenchUnderLoadSaysSo) {

@@ -141,7 +141,7 @@ TEST(BufferPool, IsSafeUnderConcurrentUse) {
 TEST(BufferPool, ACompiledPipelineKeepsItsIntermediatesBetweenRuns) {
   // blur's naive schedule keeps blurx in a full buffer: (R + 2) x (C + 2) floats.
   const Pipeline p = testing_support::sample_blur();
-  const CompiledPipeline compiled = compile(p);
+  const CompiledPipeline compiled = compile(p, Schedule::naive(p));
   const ParamValues bound = p.bind({{"R", std::int64_t{40}}, {"C", std::int64_t{50}}});
   BufferMap inputs;
   inputs.emplace("img", Buffer(ScalarType::Float32, {42, 52}));

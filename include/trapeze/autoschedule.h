@@ -1,0 +1,151 @@
+// Automatic scheduling: a schedule chosen for a pipeline by a model of the
+// machine, so that nobody has to write one. Every choice lands in an ordinary
+// Schedule (groups, tile sizes, storage, reasons) that `trapeze explain`
+// prints and a user can save, edit and replay.
+//
+// The schedulers (docs/autoschedule.md):
+//   dp             paper 001 (PolyMage+): dynamic-programming grouping (Alg. 1,
+//                  bounded and incremental as Alg. 5) under the cost and
+//                  tile-size model of Alg. 2 and 4, with automatic inlining
+//                  (Alg. 3). The default everywhere.
+//   greedy         PolyMage's greedy grouping (paper 001 §2.2): merge a group
+//                  into its only child, largest first, while the overlap stays
+//                  under a threshold; one tile size for every group.
+//   halide-greedy  Halide's greedy pairwise merging (paper 001 §2.3, Mullapudi
+//                  et al. 2016): repeatedly the merge of largest benefit under
+//                  Halide's own cost model, power-of-two tiles.
+//   naive          every stage its own untiled group (Schedule::naive).
+#pragma once
+
+#include "trapeze/pipeline.h"
+#include "trapeze/schedule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trapeze {
+
+/// The machine a schedule is made for.
+struct MachineModel {
+  int cores = 1;                      ///< threads the pipeline runs on
+  std::int64_t l1_bytes = 32 * 1024;  ///< L1 data cache, per core
+  std::int64_t l2_bytes = 256 * 1024; ///< L2 cache, per core
+  std::int64_t l3_bytes = 0;          ///< last-level cache in all (0: unknown)
+  int cache_line_bytes = 64;          ///< cache line
+  int vector_bytes = 32;              ///< widest SIMD register the JIT targets
+  /// Where the figures came from: "sysfs", "cpuid", "built-in defaults", a
+  /// file name, "command line", or several of these joined by " + ".
+  std::string source = "built-in defaults";
+
+  /// This machine: cores from the CPUs this process may run on, caches from
+  /// sysfs (else cpuid), vector width from cpuid. Read once per process.
+  static const MachineModel& host();
+  /// JSON (docs/autoschedule.md); from_json takes any subset of the fields over
+  /// `base`, and throws trapeze::Error naming a malformed field.
+  std::string to_json() const;
+  static MachineModel from_json(const std::string& json, const MachineModel& base = host(),
+                                const std::string& what = "machine model");
+  static MachineModel load(const std::string& path, const MachineModel& base = host());
+  /// Throws trapeze::Error unless every figure is positive (l3 may be 0).
+  void validate() const;
+};
+
+/// The weights of paper 001's cost (eq. 2), one per component.
+struct CostWeights {
+  /// Paper 001's Table 3 (its Table 2, normalized), the Intel Xeon row; the
+  /// components are normalized as docs/autoschedule.md says.
+  double live_data = 47.04;       ///< w1: live-in and live-out data per computed point
+  double cleanup = 1.0;           ///< w2: idle cores in the last round of tiles
+  double overlap = 13.18;         ///< w3: redundant (overlapped) computation
+  double size_difference = 33.57; ///< w4: difference of the fused stages' sizes
+};
+
+/// Which algorithm chooses the schedule.
+enum class SchedulerKind : std::uint8_t { Naive, Greedy, HalideGreedy, DP };
+/// "naive", "greedy", "halide-greedy", "dp".
+const char* scheduler_name(SchedulerKind s);
+std::optional<SchedulerKind> parse_scheduler(const std::string& name);
+
+/// Everything an automatic scheduler is told.
+struct AutoScheduleOptions {
+  SchedulerKind scheduler = SchedulerKind::DP;
+  /// Unset: MachineModel::host().
+  std::optional<MachineModel> machine;
+  CostWeights weights;
+  /// The parameter values the schedule is made for, as Halide's set_estimate:
+  /// the sizes the model weighs (any size still runs correctly). A parameter
+  /// not given takes its default; one with neither takes 1000 (clamped into its
+  /// range), and the schedule's reasons say so.
+  ParamValues estimates;
+  /// The innermost tile is min(this, the dimension) points, rounded to the
+  /// vector width (Alg. 2's InnerMostTileSize). The default was measured on this
+  /// project's machines: whole rows up to this width beat 256-point tiles
+  /// (docs/autoschedule.md).
+  std::int64_t innermost_tile = 512;
+  /// The share of a cache a tile's buffers may fill (the rest is for the
+  /// live-in rows and the stack).
+  double cache_fill = 0.5;
+  /// Multi-level tiling (Alg. 4): inner L1 tiles inside L2 tiles where no L1
+  /// tile is accepted. Off by default: on this project's machines the inner
+  /// bands cost more than they saved (docs/autoschedule.md).
+  bool multi_level = false;
+  /// Automatic inlining (Alg. 3) inside fused groups.
+  bool inline_stages = true;
+  /// Bounded incremental DP (Alg. 5): the first round's group limit and the
+  /// factor it grows by each round. 0: automatic, no limit (the plain DP of
+  /// Alg. 1) for pipelines of up to 24 stages, 16 for larger ones.
+  int group_limit = 0;
+  int group_limit_step = 2;
+  /// dp: above this many candidate groups evaluated in a round, the round is
+  /// repeated with a smaller group limit (so that no pipeline takes long).
+  std::int64_t evaluation_budget = 6000;
+  /// greedy: the one tile size of every group (per dimension, innermost last;
+  /// a group with fewer dimensions takes the innermost ones) and the largest
+  /// overlap (redundant / useful points) a merge may reach.
+  std::vector<std::int64_t> greedy_tile_sizes = {32, 256};
+  double greedy_overlap_threshold = 0.4;
+};
+
+/// One group as the scheduler costed it.
+struct GroupCostReport {
+  std::vector<std::string> stages;  ///< topological order
+  std::vector<std::string> inlined; ///< stages inlined into the group's others
+  std::vector<std::int64_t> tile_sizes, inner_tile_sizes;
+  /// "L1", "L2", "L1 in L2" (multi-level), "untiled".
+  std::string tiling;
+  double cost = 0; ///< the weighted sum the scheduler minimized
+  /// The raw components of eq. 2 (normalized as docs/autoschedule.md says).
+  double live_data = 0, cleanup = 0, overlap = 0, size_difference = 0;
+  double work_share = 0; ///< the group's share of the pipeline's computed points
+};
+
+/// What a scheduler did, for `trapeze explain` (paper 001's Table 1).
+struct AutoScheduleReport {
+  SchedulerKind scheduler = SchedulerKind::DP;
+  MachineModel machine;
+  ParamValues estimates; ///< every parameter, as the model used it
+  /// Groupings the search reached (DP states; greedy merge steps), and
+  /// distinct candidate groups whose cost was evaluated.
+  std::int64_t groupings_enumerated = 0;
+  std::int64_t groups_evaluated = 0;
+  /// The group limit of each round of the bounded incremental DP (0: none).
+  std::vector<int> rounds;
+  double seconds = 0;
+  double total_cost = 0;
+  std::vector<GroupCostReport> groups; ///< in the schedule's order
+  /// Human-readable lines: estimates assumed, limits hit.
+  std::vector<std::string> notes;
+};
+
+/// A schedule for `p` made by options.scheduler; `report` (if given) says how.
+/// Deterministic: the same pipeline, options and machine give the same schedule.
+Schedule auto_schedule(const Pipeline& p, const AutoScheduleOptions& options = {},
+                       AutoScheduleReport* report = nullptr);
+
+/// The report as text (the `trapeze explain --scheduler dp` section) and JSON.
+std::string autoschedule_report_text(const AutoScheduleReport& report);
+std::string autoschedule_report_json(const AutoScheduleReport& report);
+
+} // namespace trapeze

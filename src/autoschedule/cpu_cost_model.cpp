@@ -1,0 +1,148 @@
+// CpuCostModel: Alg. 2 and 4 of paper 001.
+#include "autoschedule/cpu_cost_model.h"
+
+#include "autoschedule/group_decision.h"
+#include "autoschedule/tile_sizes.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace trapeze::autoschedule {
+
+namespace {
+
+// The narrowest innermost tile tried when wider ones overlap too much.
+constexpr std::int64_t narrowest_innermost = 256;
+
+double volume_of(const std::vector<std::int64_t>& tiles) {
+  double v = 1;
+  for (std::int64_t t : tiles)
+    v *= static_cast<double>(t);
+  return v;
+}
+
+std::string kib(double bytes) { return fmt::format("{:.0f} KiB", bytes / 1024); }
+
+// A short dimension that a stage of the group lacks (a channel dimension
+// next to a grey stage): every tile along it would compute that stage again,
+// so the tiles span it whole.
+constexpr std::int64_t short_dimension = 16;
+
+std::vector<bool> whole_dimensions(const GroupFacts& facts) {
+  const plan::GroupGeometry& g = facts.geometry;
+  std::vector<bool> whole(g.common_dims(), false);
+  for (std::size_t c = 0; c < g.common_dims(); ++c) {
+    if (c == facts.inner || facts.space[c] > short_dimension) continue;
+    for (std::size_t m = 0; m < facts.members.size(); ++m)
+      whole[c] = whole[c] || g.stage_dim[m][c] < 0;
+  }
+  return whole;
+}
+
+} // namespace
+
+CpuCostModel::CpuCostModel(const PipelineModel& model, const AutoScheduleOptions& options,
+                           const MachineModel& machine)
+    : model_(model), options_(options), machine_(machine) {}
+
+CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
+                                                        std::int64_t cache_bytes) const {
+  LevelChoice choice;
+  const std::size_t dims = facts.geometry.common_dims();
+  if (dims == 0) {
+    choice.tile = measure_tile(model_, facts, {});
+    choice.accepted = true;
+    return choice;
+  }
+  const double per_point = std::max(stored_bytes_per_point(model_, facts), 1.0);
+  choice.budget = std::min(stored_bytes_total(model_, facts) / machine_.cores,
+                           static_cast<double>(cache_bytes) * options_.cache_fill);
+  int smallest = 8;
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    if (facts.stored(m)) smallest = std::min(smallest, model_.stage(facts.members[m]).bytes);
+  TileSizeRequest request;
+  request.sizes = facts.space;
+  request.reuse = dimension_reuse(model_, facts);
+  request.volume = choice.budget / per_point;
+  request.vector_points = std::max(1, machine_.vector_bytes / std::max(1, smallest));
+  request.inner = static_cast<int>(facts.inner);
+  request.innermost = std::min(facts.space[facts.inner], options_.innermost_tile);
+  request.whole = whole_dimensions(facts);
+  // Longest rows first; narrower only while the overlap exceeds the volume.
+  for (;;) {
+    choice.tile = measure_tile(model_, facts, compute_tile_sizes(request));
+    // Accepted: its overlap is at most its volume (Alg. 2) and its buffers fit
+    // the cache (a single row of a long innermost dimension may not).
+    choice.accepted = choice.tile.redundant <= volume_of(choice.tile.tiles) &&
+                      choice.tile.buffer_bytes <= static_cast<double>(cache_bytes);
+    const std::int64_t narrower = request.innermost / 2;
+    if (choice.accepted || narrower < narrowest_innermost) break;
+    request.innermost = narrower;
+  }
+  return choice;
+}
+
+CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
+  // L1 only with the longest rows: narrower L1 tiles lost to L2 tiles of
+  // whole rows on every app measured (docs/autoschedule.md).
+  LevelChoice l1 = tiles_for_cache(facts, machine_.l1_bytes);
+  const bool l1_whole_rows =
+      facts.geometry.common_dims() == 0 ||
+      l1.tile.tiles[facts.inner] >= std::min(facts.space[facts.inner], options_.innermost_tile);
+  Choice choice{l1, {}, "L1"};
+  // Alg. 2 keeps an accepted L1 tile; trapeze keeps it only if eq. 2 does
+  // not price the L2 tile lower (a one-row L1 tile re-reads its live-in
+  // halo every row: unsharp's [1, 1, 4256] ran at 20 ms, [1, 8, 4256] at 14).
+  const LevelChoice l2 = tiles_for_cache(facts, machine_.l2_bytes);
+  const auto price = [&](const LevelChoice& level) {
+    return weighted(options_.weights, cost_components(facts, level.tile, machine_.cores));
+  };
+  if (l1.accepted && l1_whole_rows && !(l2.accepted && price(l2) < price(l1))) return choice;
+  choice.level = l2;
+  choice.tiling = "L2";
+  if (options_.multi_level && facts.fused()) {
+    // Alg. 4: L1 tiles inside the L2 tile, rows as long as the L2 tile's.
+    TileSizeRequest request;
+    request.sizes = l2.tile.tiles;
+    request.reuse = dimension_reuse(model_, facts);
+    request.volume =
+        std::min(l2.budget, static_cast<double>(machine_.l1_bytes) * options_.cache_fill) /
+        std::max(stored_bytes_per_point(model_, facts), 1.0);
+    request.inner = static_cast<int>(facts.inner);
+    request.innermost = l2.tile.tiles[facts.inner];
+    request.whole = whole_dimensions(facts);
+    choice.inner = compute_tile_sizes(request);
+    if (choice.inner != l2.tile.tiles) choice.tiling = "L1 in L2";
+  }
+  return choice;
+}
+
+double CpuCostModel::cost(const std::vector<int>& members) const {
+  const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+  if (!facts.ok) return infinite_cost;
+  const Choice choice = choose(facts);
+  return work_share(model_, facts) *
+         weighted(options_.weights, cost_components(facts, choice.level.tile, machine_.cores));
+}
+
+GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
+  const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+  if (!facts.ok) return invalid_decision(facts, members);
+  const Choice choice = choose(facts);
+  const TileMetrics& tile = choice.level.tile;
+  const bool l1 = choice.tiling == "L1";
+  std::vector<std::string> reasons;
+  if (facts.fused())
+    reasons.push_back(fmt::format(
+        "tiles {} for {} ({} of buffers a tile, {:.0f}% of it; {:.3g} tiles){}",
+        format_sizes(tile.tiles), l1 ? "L1" : "L2", kib(tile.buffer_bytes),
+        100 * tile.buffer_bytes / static_cast<double>(l1 ? machine_.l1_bytes : machine_.l2_bytes),
+        tile.tile_count,
+        choice.tiling == "L1 in L2" ? ", inner tiles " + format_sizes(choice.inner) + " for L1"
+                                    : ""));
+  return priced_decision(model_, facts, tile, choice.inner, machine_, options_.weights,
+                         choice.tiling, std::move(reasons));
+}
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,59 @@
+// Paper 001's cost of a group on a multicore CPU (§4, Alg. 2; multi-level
+// tiles, §5.2 and Alg. 4), the model the DP minimizes.
+//
+// COST(H) is infinite when H's dependences cannot be made constant (or H
+// breaks another rule of fused groups). Otherwise CostForCacheSize picks
+// tiles that fill a share of the L1 cache (the tile footprint is also at most
+// the group's buffers over the cores, so that every core gets tiles): the
+// innermost tile min(InnerMostTileSize, the row), the others by reuse
+// (tile_sizes.h). A tile whose overlap exceeds its volume is not accepted:
+// the innermost tile is halved (down to 256 points) and tried again, and if
+// no L1 tile is accepted the same is done with the L2 cache, whose tiles are
+// then the outer ones with the L1 tiles as inner tiles (Alg. 4). Trying the
+// longest rows first is this machine kind's measured preference
+// (docs/autoschedule.md).
+//
+// The cost of the chosen tile is eq. 2 over the normalized components of
+// group_decision.h, times the group's share of the pipeline's work, so that
+// the sum over a grouping weighs each group by what it computes.
+#pragma once
+
+#include "autoschedule/cost_model.h"
+#include "autoschedule/group_facts.h"
+#include "autoschedule/pipeline_model.h"
+#include "autoschedule/tile_metrics.h"
+
+namespace trapeze::autoschedule {
+
+class CpuCostModel : public CostModel {
+public:
+  CpuCostModel(const PipelineModel& model, const AutoScheduleOptions& options,
+               const MachineModel& machine);
+  std::string name() const override { return "paper 001 CPU model"; }
+  GroupDecision evaluate(const std::vector<int>& members) const override;
+  double cost(const std::vector<int>& members) const override;
+
+  /// A tile for one cache level and whether it was accepted.
+  struct LevelChoice {
+    TileMetrics tile;
+    bool accepted = false; ///< its overlap is at most its volume, its buffers fit the cache
+    double budget = 0;     ///< bytes its buffers may fill
+  };
+  /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`.
+  LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes) const;
+
+private:
+  /// The tiles chosen for a valid group, and how.
+  struct Choice {
+    LevelChoice level;
+    std::vector<std::int64_t> inner;
+    std::string tiling;
+  };
+  Choice choose(const GroupFacts& facts) const;
+
+  const PipelineModel& model_;
+  AutoScheduleOptions options_;
+  MachineModel machine_;
+};
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,358 @@
+// dp_grouping and incremental_dp: Alg. 1 and 5 of paper 001.
+#include "autoschedule/dp_grouping.h"
+
+#include "trapeze/error.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+namespace trapeze::autoschedule {
+
+namespace {
+
+using Bits = std::vector<std::uint64_t>;
+
+bool test(const Bits& b, int v) {
+  return (b[static_cast<std::size_t>(v) / 64] >> (static_cast<unsigned>(v) % 64)) & 1u;
+}
+void set(Bits& b, int v) { b[static_cast<std::size_t>(v) / 64] |= std::uint64_t{1} << (v % 64); }
+
+struct BitsHash {
+  std::size_t operator()(const Bits& b) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::uint64_t w : b)
+      h = (h ^ w) * 0x100000001b3ull + (h >> 29);
+    return static_cast<std::size_t>(h);
+  }
+};
+
+// The candidate groups from the finalized set `done` (see the header): the
+// connected sets of unfinalized vertices, at most `limit` of them, closed
+// under predecessors outside `done`, whose least vertex r is ready. They are
+// grown from {r}: a vertex joins as a successor of the set together with its
+// unfinalized ancestors (which a closed set must hold). Every closed connected
+// set is reached this way (a vertex of it next to the part grown so far is a
+// successor of that part, or it would be an ancestor already in it), each is
+// kept once, and one that needs a vertex below r is left to that vertex's turn.
+class CandidateEnumerator {
+public:
+  CandidateEnumerator(const VertexGraph& g, const Bits& done, int limit, bool least_first,
+                      std::size_t cap)
+      : g_(g), done_(done), limit_(limit), least_first_(least_first), cap_(cap) {}
+
+  /// The candidates; `overflow` set if there were more than the cap.
+  std::vector<std::vector<int>> run(bool& overflow) {
+    for (int r = 0; r < g_.size() && !overflow_; ++r) {
+      if (test(done_, r) || !ready(r)) continue;
+      seed_ = r;
+      seen_.clear();
+      grow({r});
+      if (least_first_) break; // only groups of the least unfinalized vertex
+    }
+    overflow = overflow_;
+    return std::move(out_);
+  }
+
+private:
+  bool ready(int v) const {
+    const auto& preds = g_.preds[static_cast<std::size_t>(v)];
+    return std::all_of(preds.begin(), preds.end(), [&](int p) { return test(done_, p); });
+  }
+
+  // `group` (sorted) with `v` and v's unfinalized ancestors; empty if one of
+  // them lies below the seed or the result exceeds the limit.
+  std::vector<int> with_ancestors(const std::vector<int>& group, int v) const {
+    std::vector<int> out = group, stack = {v};
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      if (std::binary_search(out.begin(), out.end(), u)) continue;
+      if (u < seed_) return {};
+      out.insert(std::upper_bound(out.begin(), out.end(), u), u);
+      if (limit_ > 0 && static_cast<int>(out.size()) > limit_) return {};
+      for (int p : g_.preds[static_cast<std::size_t>(u)])
+        if (!test(done_, p)) stack.push_back(p);
+    }
+    return out;
+  }
+
+  void grow(const std::vector<int>& group) {
+    if (!seen_.insert(group).second) return;
+    if (out_.size() >= cap_) {
+      overflow_ = true;
+      return;
+    }
+    out_.push_back(group);
+    if (limit_ > 0 && static_cast<int>(group.size()) >= limit_) return;
+    for (int v : group)
+      for (int s : g_.succs[static_cast<std::size_t>(v)]) {
+        if (overflow_) return;
+        if (std::binary_search(group.begin(), group.end(), s)) continue;
+        std::vector<int> bigger = with_ancestors(group, s);
+        if (!bigger.empty()) grow(bigger);
+      }
+  }
+
+  const VertexGraph& g_;
+  const Bits& done_;
+  const int limit_;
+  const bool least_first_;
+  const std::size_t cap_;
+  bool overflow_ = false;
+  int seed_ = 0;
+  std::set<std::vector<int>> seen_;
+  std::vector<std::vector<int>> out_;
+};
+
+struct Memo {
+  double cost = 0;
+  std::vector<int> choice; ///< the group taken from this state (empty: the end)
+};
+
+} // namespace
+
+VertexGraph stage_graph(const std::vector<std::vector<int>>& consumers) {
+  VertexGraph g;
+  const std::size_t n = consumers.size();
+  g.stages.resize(n);
+  g.preds.resize(n);
+  g.succs.resize(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    g.stages[v] = {static_cast<int>(v)};
+    for (int c : consumers[v]) {
+      TRAPEZE_ASSERT(static_cast<std::size_t>(c) > v, "stage graph not in topological order");
+      g.succs[v].push_back(c);
+      g.preds[static_cast<std::size_t>(c)].push_back(static_cast<int>(v));
+    }
+  }
+  for (auto& list : g.preds)
+    std::sort(list.begin(), list.end());
+  for (auto& list : g.succs) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  for (auto& list : g.preds)
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  return g;
+}
+
+VertexGraph coalesce(const VertexGraph& graph, const std::vector<std::vector<int>>& groups) {
+  // Order the groups topologically (Kahn, least first vertex among the ready).
+  const std::size_t k = groups.size();
+  std::vector<int> group_of(static_cast<std::size_t>(graph.size()), -1);
+  for (std::size_t i = 0; i < k; ++i)
+    for (int v : groups[i])
+      group_of[static_cast<std::size_t>(v)] = static_cast<int>(i);
+  std::vector<std::vector<int>> succ(k);
+  std::vector<int> indegree(k, 0);
+  for (int v = 0; v < graph.size(); ++v)
+    for (int s : graph.succs[static_cast<std::size_t>(v)]) {
+      const int a = group_of[static_cast<std::size_t>(v)],
+                b = group_of[static_cast<std::size_t>(s)];
+      if (a == b) continue;
+      auto& list = succ[static_cast<std::size_t>(a)];
+      if (std::find(list.begin(), list.end(), b) == list.end()) {
+        list.push_back(b);
+        ++indegree[static_cast<std::size_t>(b)];
+      }
+    }
+  std::vector<int> order, position(k, -1);
+  std::vector<bool> placed(k, false);
+  while (order.size() < k) {
+    int best = -1;
+    for (std::size_t i = 0; i < k; ++i)
+      if (!placed[i] && indegree[i] == 0 &&
+          (best < 0 || groups[i].front() < groups[static_cast<std::size_t>(best)].front()))
+        best = static_cast<int>(i);
+    TRAPEZE_ASSERT(best >= 0, "coalescing groups that form a cycle");
+    placed[static_cast<std::size_t>(best)] = true;
+    position[static_cast<std::size_t>(best)] = static_cast<int>(order.size());
+    order.push_back(best);
+    for (int s : succ[static_cast<std::size_t>(best)])
+      --indegree[static_cast<std::size_t>(s)];
+  }
+  VertexGraph out;
+  out.stages.resize(k);
+  out.preds.resize(k);
+  out.succs.resize(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t at = static_cast<std::size_t>(position[i]);
+    for (int v : groups[i])
+      out.stages[at].insert(out.stages[at].end(), graph.stages[static_cast<std::size_t>(v)].begin(),
+                            graph.stages[static_cast<std::size_t>(v)].end());
+    std::sort(out.stages[at].begin(), out.stages[at].end());
+    for (int s : succ[i]) {
+      out.succs[at].push_back(position[static_cast<std::size_t>(s)]);
+      out.preds[static_cast<std::size_t>(position[static_cast<std::size_t>(s)])].push_back(
+          static_cast<int>(at));
+    }
+  }
+  for (auto* lists : {&out.preds, &out.succs})
+    for (auto& list : *lists)
+      std::sort(list.begin(), list.end());
+  return out;
+}
+
+DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int group_limit,
+                     DpOrder order, const DpBudget& budget) {
+  DpResult result;
+  const int n = graph.size();
+  const std::size_t words = (static_cast<std::size_t>(n) + 63) / 64;
+  std::unordered_map<Bits, Memo, BitsHash> memo;
+  const auto stages_of = [&](const std::vector<int>& vertices) {
+    std::vector<int> stages;
+    for (int v : vertices)
+      stages.insert(stages.end(), graph.stages[static_cast<std::size_t>(v)].begin(),
+                    graph.stages[static_cast<std::size_t>(v)].end());
+    std::sort(stages.begin(), stages.end());
+    return stages;
+  };
+  const auto finished = [&](const Bits& done) {
+    for (int v = 0; v < n; ++v)
+      if (!test(done, v)) return false;
+    return true;
+  };
+  // An explicit stack instead of recursion: a chain of n stages is n deep.
+  struct Frame {
+    Bits done;
+    std::vector<std::vector<int>> candidates;
+    std::size_t next = 0;
+    Memo best;
+  };
+  std::vector<Frame> stack;
+  bool overflow = false;
+  const auto push = [&](Bits done) {
+    Frame f;
+    f.candidates = CandidateEnumerator(graph, done, group_limit, order == DpOrder::LeastFirst,
+                                       budget.candidates_per_state)
+                       .run(overflow);
+    f.done = std::move(done);
+    f.best.cost = std::numeric_limits<double>::infinity();
+    stack.push_back(std::move(f));
+  };
+  if (n == 0) {
+    result.complete = true;
+    result.cost = 0;
+    return result;
+  }
+  push(Bits(words, 0));
+  while (!stack.empty()) {
+    if (overflow || result.candidates > budget.candidates ||
+        (budget.exhausted && budget.exhausted()))
+      return result;
+    Frame& f = stack.back();
+    if (f.next == f.candidates.size()) {
+      Bits done = std::move(f.done);
+      Memo best = std::move(f.best);
+      stack.pop_back();
+      memo.emplace(std::move(done), std::move(best));
+      continue;
+    }
+    const std::vector<int>& candidate = f.candidates[f.next];
+    Bits after = f.done;
+    for (int v : candidate)
+      set(after, v);
+    double rest = 0;
+    if (!finished(after)) {
+      const auto it = memo.find(after);
+      if (it == memo.end()) {
+        push(std::move(after)); // `f` is invalid from here; come back to this candidate
+        continue;
+      }
+      rest = it->second.cost;
+    }
+    ++result.candidates;
+    const double total = cost(stages_of(candidate)) + rest;
+    if (total < f.best.cost) {
+      f.best.cost = total;
+      f.best.choice = candidate;
+    }
+    ++f.next;
+  }
+  result.states = static_cast<std::int64_t>(memo.size());
+  // Follow the choices from the empty set.
+  Bits done(words, 0);
+  const Memo& root = memo.at(done);
+  result.cost = root.cost;
+  while (!finished(done)) {
+    const Memo& m = memo.at(done);
+    TRAPEZE_ASSERT(!m.choice.empty(), "a DP state without a grouping");
+    result.groups.push_back(m.choice);
+    for (int v : m.choice)
+      set(done, v);
+  }
+  result.complete = true;
+  return result;
+}
+
+IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,
+                                 int initial_limit, int step, const DpBudget& budget,
+                                 const std::function<void()>& start_round) {
+  IncrementalResult out;
+  const auto accumulate = [&](const DpResult& r) {
+    out.states += r.states;
+    out.candidates += r.candidates;
+  };
+  // One round: exact if it fits the budget, else least-first.
+  const auto round = [&](const VertexGraph& g, int limit) {
+    if (start_round) start_round();
+    DpResult r = dp_grouping(g, cost, limit, DpOrder::Exact, budget);
+    accumulate(r);
+    if (r.complete) return r;
+    out.least_first = true;
+    if (start_round) start_round();
+    // Least-first with one vertex a group is a single path, which no budget
+    // can make shorter: it always runs to the end.
+    DpBudget unlimited;
+    unlimited.candidates = std::numeric_limits<std::int64_t>::max();
+    r = dp_grouping(g, cost, limit, DpOrder::LeastFirst, limit <= 1 ? unlimited : budget);
+    accumulate(r);
+    return r;
+  };
+  if (initial_limit <= 0) {
+    if (start_round) start_round();
+    const DpResult whole = dp_grouping(graph, cost, 0, DpOrder::Exact, budget);
+    accumulate(whole);
+    if (whole.complete) {
+      out.groups = coalesce(graph, whole.groups).stages;
+      out.cost = whole.cost;
+      out.rounds = {0};
+      return out;
+    }
+    initial_limit = 8;
+  }
+  step = std::max(step, 2);
+  VertexGraph current = graph;
+  int limit = initial_limit;
+  std::int64_t max_size = limit;
+  for (;;) {
+    DpResult r = round(current, limit);
+    if (!r.complete) {
+      if (limit == 0) break; // the last, unbounded round: keep what the bounded ones found
+      // Least-first with one vertex a group is a single path: always completes.
+      TRAPEZE_ASSERT(limit > 1, "the DP ran out of budget with groups of one vertex");
+      limit /= 2;
+      if (out.rounds.empty()) max_size = limit;
+      continue;
+    }
+    out.rounds.push_back(limit);
+    out.cost = r.cost;
+    const bool merged = static_cast<int>(r.groups.size()) < current.size();
+    current = coalesce(current, r.groups);
+    if (!merged || limit == 0) break;
+    // Once a bound spans the whole graph, a last round without one (the
+    // paper's "run again without any group limit") on what is left.
+    if (max_size >= graph.size()) {
+      limit = 0;
+    } else {
+      limit = step;
+      max_size *= step;
+    }
+  }
+  out.groups = current.stages;
+  return out;
+}
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,106 @@
+// Dynamic-programming grouping: paper 001 §3 (Alg. 1) and its bounded,
+// incremental form (§6, Alg. 5).
+//
+// Alg. 1 as printed memoizes on the pre-fused groups G alone and recurses
+// over the partitions of G's successors once G is finalized. Two things go
+// wrong with that on a general DAG: a stage that is a successor of G and also
+// reachable from G by a longer path is costed twice (once in the partition,
+// once again from the path), and a group joined through a predecessor that
+// becomes ready only later (A and B both feed C, B after some other stage)
+// is never formed. trapeze keeps the recurrence and makes it exact by
+// memoizing on the set D of stages already finalized (always closed under
+// predecessors):
+//
+//   F(D) = 0                                        if D holds every stage
+//   F(D) = min over candidates H of COST(H) + F(D + H)
+//
+// where a candidate is a connected set of unfinalized stages, grown from a
+// ready stage (all its predecessors in D) by adding neighbours (Case I of the
+// paper: merging a successor, or a predecessor that joins through it), whose
+// predecessors outside it are all in D; taking it finalizes it (Case II).
+// That condition is exactly "no cycle between groups", so every valid
+// grouping is reached, each once per order of its groups (memoization
+// shares the rest). For a chain of n stages D is a prefix and the candidates
+// from it are the n - |D| runs that start there: O(n^2) groups, every one of
+// the 2^(n-1) groupings in effect, as the paper says.
+//
+// Alg. 5 bounds the size of a group (group_limit vertices), then coalesces
+// the groups it found into single vertices and runs again with a larger
+// bound, until one bound covers the whole graph.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+namespace trapeze::autoschedule {
+
+/// A DAG whose vertices are sets of stages (one stage each at first; Alg. 5
+/// coalesces them), vertices in topological order.
+struct VertexGraph {
+  std::vector<std::vector<int>> stages;       ///< per vertex, sorted stage indices
+  std::vector<std::vector<int>> preds, succs; ///< per vertex, sorted vertex indices
+  int size() const { return static_cast<int>(stages.size()); }
+};
+
+/// One vertex per stage; `consumers[i]` are the consumers of stage i
+/// (indices greater than i).
+VertexGraph stage_graph(const std::vector<std::vector<int>>& consumers);
+
+/// The graph with each of `groups` (sets of vertices, a partition) made one
+/// vertex, in topological order of the groups.
+VertexGraph coalesce(const VertexGraph& graph, const std::vector<std::vector<int>>& groups);
+
+/// The cost of a group given as its sorted stages; infinity if it cannot be one.
+using GroupCostFn = std::function<double(const std::vector<int>& stages)>;
+
+struct DpResult {
+  bool complete = false; ///< false: it stopped at its budget
+  double cost = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<int>> groups; ///< vertex sets, in the order finalized
+  std::int64_t states = 0;              ///< memoized groupings (finalized sets D)
+  std::int64_t candidates = 0;          ///< candidate groups costed
+};
+
+/// Which candidates a state offers. Exact: groups grown from every ready
+/// vertex (every valid grouping). LeastFirst: only the groups of the least
+/// unfinalized vertex, which finalizes groups in one fixed order and keeps
+/// the states few on wide graphs; it misses groupings whose group of that
+/// vertex needs another group first.
+enum class DpOrder { Exact, LeastFirst };
+
+/// When dp_grouping gives up (incomplete).
+struct DpBudget {
+  std::int64_t candidates = 300'000;          ///< candidate groups costed in all
+  std::size_t candidates_per_state = 100'000; ///< candidates one state may offer
+  std::function<bool()> exhausted;            ///< e.g. too many distinct groups evaluated
+};
+
+/// Alg. 1 (exact form above) over `graph`; groups of at most `group_limit`
+/// vertices (0: no limit).
+DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int group_limit,
+                     DpOrder order = DpOrder::Exact, const DpBudget& budget = {});
+
+/// What Alg. 5 did.
+struct IncrementalResult {
+  std::vector<std::vector<int>> groups; ///< stage sets, in topological order
+  double cost = 0;
+  std::vector<int> rounds; ///< the group limit of each round (0: none)
+  std::int64_t states = 0, candidates = 0;
+  bool least_first = false; ///< some round was too large for the exact order
+};
+
+/// Alg. 5: rounds of dp_grouping, the first with `initial_limit` vertices a
+/// group (0: first Alg. 1 without a limit, and only if that exceeds the
+/// budget the rounds from a limit of 8), each later one with `step` vertices
+/// of the graph coalesced so far, until a limit spans the whole graph, then
+/// one round without a limit on what is left; rounds stop early when one
+/// merges nothing. A round that exceeds the budget runs again least-first,
+/// and if that does too, with half the limit. `start_round` is called before each attempt
+/// (to reset the counter behind budget.exhausted).
+IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,
+                                 int initial_limit, int step, const DpBudget& budget,
+                                 const std::function<void()>& start_round = {});
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,142 @@
+// GroupDecision helpers shared by the cost models.
+#include "autoschedule/group_decision.h"
+
+#include "autoschedule/inlining.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace trapeze::autoschedule {
+
+namespace {
+
+// Bytes per point at which the live-data component is 1: a stage reading two
+// float inputs and writing one moves 12.
+constexpr double live_data_unit = 16;
+
+} // namespace
+
+std::string format_sizes(const std::vector<std::int64_t>& sizes) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile, int cores) {
+  CostComponents c;
+  // Per point of useful work: redundant points make neither term look better.
+  const double useful = std::max(tile.useful, 1.0);
+  c.live_data = (tile.live_in_bytes + tile.live_out_bytes) / useful / live_data_unit;
+  const double rounds = std::ceil(tile.tile_count / cores);
+  c.cleanup = (rounds * cores - tile.tile_count) / (rounds * cores);
+  c.overlap = tile.redundant / useful;
+  const plan::GroupGeometry& g = facts.geometry;
+  double spread = 0;
+  std::size_t counted = 0;
+  for (std::size_t d = 0; d < g.common_dims(); ++d) {
+    double sum = 0, squares = 0, n = 0;
+    for (std::size_t m = 0; m < facts.members.size(); ++m) {
+      if (g.stage_dim[m][d] < 0) continue;
+      // In the common space: a stage at scale 2 spans twice its points.
+      const double e = static_cast<double>(facts.extents[m][d] * g.scale[m][d]);
+      sum += e;
+      squares += e * e;
+      n += 1;
+    }
+    if (n < 2) continue;
+    const double mean = sum / n, variance = std::max(0.0, squares / n - mean * mean);
+    spread += std::sqrt(variance) / mean;
+    ++counted;
+  }
+  c.size_difference = counted ? spread / static_cast<double>(counted) : 0;
+  return c;
+}
+
+double weighted(const CostWeights& w, const CostComponents& c) {
+  return w.live_data * c.live_data + w.cleanup * c.cleanup + w.overlap * c.overlap +
+         w.size_difference * c.size_difference;
+}
+
+double work_share(const PipelineModel& model, const GroupFacts& facts) {
+  double work = 0;
+  for (int m : facts.members)
+    work += model.stage(m).work;
+  return model.total_work() > 0 ? work / model.total_work() : 0;
+}
+
+int parallel_tile_dims(const TileMetrics& tile, int cores) {
+  double tiles = 1;
+  for (std::size_t d = 0; d < tile.tile_counts.size(); ++d) {
+    tiles *= tile.tile_counts[d];
+    if (tiles >= 4.0 * cores) return static_cast<int>(d + 1);
+  }
+  return std::max<int>(1, static_cast<int>(tile.tile_counts.size()));
+}
+
+GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
+                            const TileMetrics& tile, const std::vector<std::int64_t>& inner,
+                            int cores, double cost, std::vector<std::string> reasons) {
+  GroupDecision d;
+  d.valid = true;
+  d.cost = cost;
+  d.members = facts.members;
+  GroupSchedule& group = d.group;
+  for (int m : facts.members)
+    group.stages.push_back(model.stage(m).function->name());
+  if (facts.fused() && facts.geometry.common_dims() > 0) {
+    group.tile_sizes = tile.tiles;
+    group.parallel_tile_dims = parallel_tile_dims(tile, cores);
+    if (!inner.empty() && inner != tile.tiles) group.inner_tile_sizes = inner;
+  }
+  for (std::size_t m = 0; m < facts.members.size(); ++m) {
+    if (!facts.inlined[m]) continue;
+    const std::string& name = model.stage(facts.members[m]).function->name();
+    d.inlined.push_back(name);
+    reasons.push_back(
+        name + " inlined: " +
+        inlining_rule(model, facts.members, facts.geometry.live_out, facts.members[m]));
+  }
+  group.reasons = std::move(reasons);
+  GroupCostReport& r = d.report;
+  r.stages = group.stages;
+  r.inlined = d.inlined;
+  r.tile_sizes = group.tile_sizes;
+  r.inner_tile_sizes = group.inner_tile_sizes;
+  r.cost = cost;
+  r.work_share = work_share(model, facts);
+  return d;
+}
+
+GroupDecision priced_decision(const PipelineModel& model, const GroupFacts& facts,
+                              const TileMetrics& tile, const std::vector<std::int64_t>& inner,
+                              const MachineModel& machine, const CostWeights& w,
+                              const std::string& tiling, std::vector<std::string> reasons) {
+  const CostComponents c = cost_components(facts, tile, machine.cores);
+  const double share = work_share(model, facts);
+  const double cost = share * weighted(w, c);
+  reasons.insert(reasons.begin(),
+                 fmt::format("cost {:.4g} = work share {:.3g} x ({:g} x live data {:.3g} + {:g} x "
+                             "idle {:.3g} + {:g} x overlap {:.3g} + {:g} x size difference {:.3g})",
+                             cost, share, w.live_data, c.live_data, w.cleanup, c.cleanup, w.overlap,
+                             c.overlap, w.size_difference, c.size_difference));
+  GroupDecision d =
+      make_decision(model, facts, tile, inner, machine.cores, cost, std::move(reasons));
+  d.report.tiling = facts.fused() ? tiling : "untiled";
+  d.report.live_data = c.live_data;
+  d.report.cleanup = c.cleanup;
+  d.report.overlap = c.overlap;
+  d.report.size_difference = c.size_difference;
+  return d;
+}
+
+GroupDecision invalid_decision(const GroupFacts& facts, const std::vector<int>& members) {
+  GroupDecision d;
+  d.why_invalid = facts.why;
+  d.members = members;
+  return d;
+}
+
+} // namespace trapeze::autoschedule

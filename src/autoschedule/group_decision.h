@@ -1,0 +1,62 @@
+// Shared by the cost models: turning a candidate group, its tiles and its
+// cost into a GroupDecision (the GroupSchedule, inlined stages, report), and
+// the components of paper 001's eq. 2 for a measured tile.
+#pragma once
+
+#include "autoschedule/cost_model.h"
+#include "autoschedule/group_facts.h"
+#include "autoschedule/tile_metrics.h"
+
+#include <string>
+#include <vector>
+
+namespace trapeze::autoschedule {
+
+/// The four components of eq. 2 for a tile, normalized (docs/autoschedule.md):
+///   live_data        (live-in + live-out bytes) / useful points / 16
+///   cleanup          idle core-slots in the rounds of tiles / all slots
+///   overlap          redundant / useful points (paper 001's relative overlap)
+/// (useful: the group's work divided among its tiles; redundant: what a tile
+/// computes beyond that)
+///   size_difference  per common dimension the coefficient of variation of
+///                    the stages' extents there (scaled into the common space,
+///                    so a 2x down-sampled stage does not differ), averaged
+struct CostComponents {
+  double live_data = 0, cleanup = 0, overlap = 0, size_difference = 0;
+};
+CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile, int cores);
+
+/// w . components.
+double weighted(const CostWeights& w, const CostComponents& c);
+
+/// The group's share of the pipeline's work (sum of its stages' work / all).
+double work_share(const PipelineModel& model, const GroupFacts& facts);
+
+/// How many outermost tile loops to collapse and run in parallel: the fewest
+/// whose tiles number at least 4 per core (dynamic scheduling then balances),
+/// else all.
+int parallel_tile_dims(const TileMetrics& tile, int cores);
+
+/// A decision for a valid group: tiled by `tiles` (inner tiles `inner`, may
+/// be empty) if it is fused, untiled if it is one stage; storage from facts;
+/// `reasons` go first in the group's reasons, then one per inlined stage.
+GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
+                            const TileMetrics& tile, const std::vector<std::int64_t>& inner,
+                            int cores, double cost, std::vector<std::string> reasons);
+
+/// make_decision with paper 001's cost (eq. 2 weighted by the group's work
+/// share) of `tile`, its components in the report and first among the
+/// reasons; `tiling` ("L1", "L2", "L1 in L2", "fixed") is reported for fused
+/// groups ("untiled" otherwise).
+GroupDecision priced_decision(const PipelineModel& model, const GroupFacts& facts,
+                              const TileMetrics& tile, const std::vector<std::int64_t>& inner,
+                              const MachineModel& machine, const CostWeights& weights,
+                              const std::string& tiling, std::vector<std::string> reasons);
+
+/// A decision for a group that cannot be formed.
+GroupDecision invalid_decision(const GroupFacts& facts, const std::vector<int>& members);
+
+/// "[1, 20, 4256]".
+std::string format_sizes(const std::vector<std::int64_t>& sizes);
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,110 @@
+// group_facts: can these stages be one group, and what does it look like.
+#include "autoschedule/group_facts.h"
+
+#include "autoschedule/inlining.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace trapeze::autoschedule {
+
+namespace {
+
+bool contains(const std::vector<int>& sorted, int v) {
+  return std::binary_search(sorted.begin(), sorted.end(), v);
+}
+
+// Connected through producer-consumer edges inside the group (as
+// Schedule::validate demands of a fused group).
+bool connected(const PipelineModel& model, const std::vector<int>& members) {
+  std::vector<int> seen = {members.front()}, stack = {members.front()};
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    for (const std::vector<int>* next : {&model.stage(v).producers, &model.stage(v).consumers})
+      for (int u : *next)
+        if (contains(members, u) && std::find(seen.begin(), seen.end(), u) == seen.end()) {
+          seen.push_back(u);
+          stack.push_back(u);
+        }
+  }
+  return seen.size() == members.size();
+}
+
+} // namespace
+
+GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
+                       bool inline_stages) {
+  GroupFacts facts;
+  const Pipeline& p = model.pipeline();
+  const auto fail = [&](std::string why) {
+    facts.why = std::move(why);
+    return facts;
+  };
+  if (members.size() > 1) {
+    if (!connected(model, members)) return fail("not connected");
+    for (int m : members)
+      if (model.stage(m).reduction)
+        for (int producer : model.stage(m).producers)
+          if (contains(members, producer))
+            return fail("the reduction '" + model.stage(m).function->name() +
+                        "' would be fused with its producer '" +
+                        model.stage(producer).function->name() + "'");
+  }
+  std::vector<const ir::Function*> functions;
+  for (int m : members)
+    functions.push_back(model.stage(m).function.get());
+  analysis::GroupAlignment alignment = analysis::align_and_scale(p, functions, model.edges());
+  if (!alignment.ok) return fail(alignment.reason);
+  const auto role = [&](const ir::Function& f) {
+    plan::StageRole r;
+    const StageFacts& s = model.stage(model.index_of(f.name()));
+    r.live_out = s.output || std::any_of(s.consumers.begin(), s.consumers.end(),
+                                         [&](int c) { return !contains(members, c); });
+    r.full = r.live_out;
+    return r;
+  };
+  std::string name = "candidate (";
+  for (std::size_t i = 0; i < functions.size(); ++i)
+    name += (i ? ", " : "") + functions[i]->name();
+  facts.geometry = plan::group_geometry(p, name + ")", std::move(alignment), role, model.prover());
+  const plan::GroupGeometry& g = facts.geometry;
+  for (const ir::FunctionPtr& f : g.stages)
+    facts.members.push_back(model.index_of(f->name()));
+  facts.reach = plan::region_reach(g, TileShape::Scalene);
+  facts.inlined = inline_stages && facts.fused() ? choose_inlined(model, facts.members, g.live_out)
+                                                 : std::vector<bool>(facts.members.size(), false);
+  const std::size_t dims = g.common_dims();
+  facts.space.assign(dims, 1);
+  facts.extents.assign(facts.members.size(), std::vector<std::int64_t>(dims, 1));
+  std::vector<std::int64_t> lo(dims, 0), hi(dims, -1);
+  std::vector<bool> seen(dims, false);
+  for (std::size_t s = 0; s < facts.members.size(); ++s) {
+    const Box& domain = model.stage(facts.members[s]).domain;
+    for (std::size_t c = 0; c < dims; ++c) {
+      const int k = g.stage_dim[s][c];
+      if (k < 0) continue;
+      facts.extents[s][c] = std::max<std::int64_t>(1, domain.extent(k));
+      if (!g.full[s]) continue;
+      const std::int64_t a = g.scale[s][c] * domain.lo[static_cast<std::size_t>(k)],
+                         b = g.scale[s][c] * domain.hi[static_cast<std::size_t>(k)];
+      lo[c] = seen[c] ? std::min(lo[c], a) : a;
+      hi[c] = seen[c] ? std::max(hi[c], b) : b;
+      seen[c] = true;
+    }
+  }
+  for (std::size_t c = 0; c < dims; ++c)
+    if (seen[c]) facts.space[c] = std::max<std::int64_t>(1, hi[c] - lo[c] + 1);
+  std::vector<int> last_dims(dims, 0);
+  for (std::size_t s = 0; s < facts.members.size(); ++s) {
+    const int last = g.stages[s]->dimensions() - 1;
+    for (std::size_t c = 0; c < dims; ++c)
+      if (last >= 0 && g.stage_dim[s][c] == last) ++last_dims[c];
+  }
+  for (std::size_t c = 0; c < dims; ++c)
+    if (last_dims[c] >= last_dims[facts.inner]) facts.inner = c;
+  facts.ok = true;
+  return facts;
+}
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,50 @@
+// A candidate group as a cost model sees it: whether it can be fused at all
+// (one aligned space with constant dependences, as Schedule::validate will
+// demand), its stages' roles (live-out, scratchpad, inlined by Alg. 3), its
+// geometry in the common space (plan/group_geometry.h), and the sizes of that
+// space at the estimates.
+#pragma once
+
+#include "autoschedule/pipeline_model.h"
+#include "plan/group_geometry.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trapeze::autoschedule {
+
+struct GroupFacts {
+  /// False: the stages cannot form one group; `why` says so.
+  bool ok = false;
+  std::string why;
+  /// The member stages, as indices into the model, in the geometry's order
+  /// (topological).
+  std::vector<int> members;
+  /// Fused groups (two stages or more) only:
+  plan::GroupGeometry geometry;
+  plan::GroupReach reach;    ///< scalene
+  std::vector<bool> inlined; ///< per member (Alg. 3)
+  /// The extent of the tile space per common dimension, in common units.
+  std::vector<std::int64_t> space;
+  /// The innermost common dimension: where most stages have their last
+  /// (contiguous) dimension (ties: the later), not simply the last one (a
+  /// dimension only a few stages have, such as a channel index of a
+  /// deinterleaved image, is appended after the others).
+  std::size_t inner = 0;
+  /// Per member, per common dimension: the member's own extent (points along
+  /// its dimension there; 1 where it lacks the dimension).
+  std::vector<std::vector<std::int64_t>> extents;
+
+  bool fused() const { return members.size() > 1; }
+  bool live_out(std::size_t m) const { return geometry.live_out[m]; }
+  bool stored(std::size_t m) const { return !inlined[m]; }
+};
+
+/// The facts of the group of `members` (sorted stage indices, at least one).
+/// `inline_stages`: run Alg. 3 (point-wise producers and the rest of paper
+/// 001 §5.1) to decide what is inlined.
+GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
+                       bool inline_stages);
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,145 @@
+// PipelineModel: the stage graph and sizes every scheduler starts from.
+#include "autoschedule/pipeline_model.h"
+
+#include "analysis/classify.h"
+#include "trapeze/error.h"
+#include "trapeze/ir_visitor.h"
+
+#include <algorithm>
+#include <map>
+
+namespace trapeze::autoschedule {
+
+namespace {
+
+// The value assumed for an int64 parameter without an estimate or default:
+// a typical image side, moved into the parameter's range.
+constexpr std::int64_t assumed_size = 1000;
+
+// Above this many stages the closure (n^2 bits) is not kept.
+constexpr int closure_limit = 8192;
+
+// The nodes of an expression: Halide's model counts arithmetic per point.
+double count_nodes(const Expr& e) {
+  double nodes = 0;
+  ir::for_each_node(e, [&](const Expr&) { ++nodes; });
+  return nodes;
+}
+
+double box_points(const Box& b) {
+  double points = 1;
+  for (int d = 0; d < b.dimensions(); ++d)
+    points *= static_cast<double>(std::max<std::int64_t>(0, b.extent(d)));
+  return points;
+}
+
+} // namespace
+
+PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
+    : p_(p), edges_(analysis::dependences(p)), prover_(analysis::BoundsProver::for_pipeline(p)) {
+  for (const ParamInfo& param : p.params()) {
+    if (auto it = estimates.find(param.name); it != estimates.end()) {
+      estimates_[param.name] = it->second;
+    } else if (param.has_default) {
+      estimates_[param.name] = param.default_value;
+    } else if (param.type == ScalarType::Int64) {
+      std::int64_t v = assumed_size;
+      if (param.min) v = std::max(v, *param.min);
+      if (param.max) v = std::min(v, *param.max);
+      estimates_[param.name] = v;
+      notes_.push_back("no estimate or default for parameter " + param.name + ": assumed " +
+                       std::to_string(v));
+    }
+  }
+  std::map<std::string, int>& index = index_;
+  for (const ir::FunctionPtr& f : p.stages())
+    index.emplace(f->name(), static_cast<int>(index.size()));
+  for (const ir::InputImagePtr& image : p.inputs())
+    inputs_.emplace(image->name(), concrete_domain(*image, estimates_));
+  stages_.resize(p.stages().size());
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    const analysis::EdgeDependence& edge = edges_[e];
+    const int consumer = index.at(edge.consumer->name());
+    stages_[static_cast<std::size_t>(consumer)].in_edges.push_back(e);
+    if (!edge.producer_stage) continue;
+    const int producer = index.at(edge.producer_stage->name());
+    stages_[static_cast<std::size_t>(consumer)].producers.push_back(producer);
+    stages_[static_cast<std::size_t>(producer)].consumers.push_back(consumer);
+  }
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    StageFacts& s = stages_[i];
+    s.function = p.stages()[i];
+    const ir::Function& f = *s.function;
+    for (std::vector<int>* list : {&s.producers, &s.consumers}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+    s.domain = concrete_domain(f, estimates_);
+    s.points = box_points(s.domain);
+    s.work = s.points;
+    if (const auto& reduction = f.definition().reduction) {
+      s.reduction = true;
+      Box rdom;
+      for (const Interval& range : reduction->rdom) {
+        rdom.lo.push_back(
+            evaluate_int(range.lo, estimates_, "the reduction domain of " + f.describe()));
+        rdom.hi.push_back(
+            evaluate_int(range.hi, estimates_, "the reduction domain of " + f.describe()));
+      }
+      s.work += box_points(rdom) *
+                static_cast<double>(std::max<std::size_t>(1, reduction->updates.size()));
+    }
+    s.bytes = byte_size(f.type());
+    s.ops = 0;
+    ir::for_each_expr(f.definition(), [&](const Expr& e) { s.ops += count_nodes(e); });
+    s.ops = std::max(1.0, s.ops);
+    s.output = p.is_output(f);
+    std::vector<analysis::EdgeDependence> in;
+    for (std::size_t e : s.in_edges)
+      in.push_back(edges_[e]);
+    const analysis::StageClassification c = analysis::classify_stage(f, in);
+    s.pointwise = c.flags == (1u << static_cast<unsigned>(analysis::StageClass::PointWise));
+    s.data_dependent = c.has(analysis::StageClass::DataDependent);
+    total_work_ += s.work;
+  }
+  if (size() <= closure_limit) {
+    const std::size_t words = (stages_.size() + 63) / 64;
+    closure_.assign(stages_.size(), std::vector<std::uint64_t>(words, 0));
+    for (std::size_t i = stages_.size(); i-- > 0;)
+      for (int c : stages_[i].consumers) {
+        closure_[i][static_cast<std::size_t>(c) / 64] |= std::uint64_t{1} << (c % 64);
+        for (std::size_t w = 0; w < words; ++w)
+          closure_[i][w] |= closure_[static_cast<std::size_t>(c)][w];
+      }
+  }
+}
+
+int PipelineModel::index_of(const std::string& name) const {
+  const auto it = index_.find(name);
+  TRAPEZE_ASSERT(it != index_.end(), "no stage named " + name);
+  return it->second;
+}
+
+bool PipelineModel::reaches(int a, int b) const {
+  if (a == b || b < a) return false; // topological order: paths only go forward
+  if (!closure_.empty())
+    return (closure_[static_cast<std::size_t>(a)][static_cast<std::size_t>(b) / 64] >> (b % 64)) &
+           1u;
+  // Depth-first search, pruned to stages before b in topological order.
+  std::vector<bool> seen(stages_.size(), false);
+  std::vector<int> stack = {a};
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    for (int c : stage(v).consumers) {
+      if (c == b) return true;
+      if (c < b && !seen[static_cast<std::size_t>(c)]) {
+        seen[static_cast<std::size_t>(c)] = true;
+        stack.push_back(c);
+      }
+    }
+  }
+  return false;
+}
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,82 @@
+// What every autoscheduler knows of a pipeline before it groups anything:
+// the stage graph by index (topological order), each stage's size at the
+// parameter estimates, its class, and the pipeline's dependences, computed
+// once so that thousands of candidate groups can be weighed cheaply.
+#pragma once
+
+#include "analysis/bounds_prover.h"
+#include "analysis/dependence.h"
+#include "trapeze/autoschedule.h"
+#include "trapeze/pipeline.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trapeze::autoschedule {
+
+/// One stage at the estimates.
+struct StageFacts {
+  ir::FunctionPtr function;
+  Box domain; ///< at the estimates
+  /// Domain points, and the points computed (the domain, plus a reduction's
+  /// domain of updates); doubles, so that no size overflows.
+  double points = 0, work = 0;
+  int bytes = 0; ///< bytes per element
+  /// Operations per point: the nodes of the definition's expressions (>= 1),
+  /// for Halide's arithmetic cost.
+  double ops = 1;
+  bool output = false;
+  bool reduction = false;
+  /// Reads every producer at its own point (constant indices allowed):
+  /// analysis::StageClass::PointWise and no other class.
+  bool pointwise = false;
+  /// Reads some producer at an index computed from data (a look-up).
+  bool data_dependent = false;
+  std::vector<int> producers, consumers; ///< stage indices, ascending, each once
+  /// The edges into this stage (indices into PipelineModel::edges).
+  std::vector<std::size_t> in_edges;
+};
+
+/// The pipeline as the schedulers see it.
+class PipelineModel {
+public:
+  /// `estimates` complete the pipeline's defaults (AutoScheduleOptions::estimates);
+  /// a parameter with neither is assumed, and notes() says so.
+  PipelineModel(const Pipeline& p, const ParamValues& estimates);
+
+  const Pipeline& pipeline() const { return p_; }
+  const ParamValues& estimates() const { return estimates_; }
+  const std::vector<StageFacts>& stages() const { return stages_; }
+  const StageFacts& stage(int i) const { return stages_[static_cast<std::size_t>(i)]; }
+  int size() const { return static_cast<int>(stages_.size()); }
+  int index_of(const std::string& name) const;
+  const std::vector<analysis::EdgeDependence>& edges() const { return edges_; }
+  const analysis::BoundsProver& prover() const { return prover_; }
+  /// An input image's box at the estimates.
+  const Box& input_domain(const std::string& name) const { return inputs_.at(name); }
+  /// Sum of every stage's work: the denominator of a group's work share.
+  double total_work() const { return total_work_; }
+  /// The estimates assumed for parameters that had none.
+  const std::vector<std::string>& notes() const { return notes_; }
+
+  /// True if there is a path from a to b (a != b) through the stage graph.
+  bool reaches(int a, int b) const;
+
+private:
+  const Pipeline& p_;
+  ParamValues estimates_;
+  std::vector<StageFacts> stages_;
+  std::vector<analysis::EdgeDependence> edges_;
+  analysis::BoundsProver prover_;
+  double total_work_ = 0;
+  std::vector<std::string> notes_;
+  std::map<std::string, int> index_;
+  std::map<std::string, Box> inputs_;
+  /// Transitive closure, one bit row per stage (for pipelines of up to
+  /// closure_limit stages; larger ones search the graph per query).
+  std::vector<std::vector<std::uint64_t>> closure_;
+};
+
+} // namespace trapeze::autoschedule

@@ -1,0 +1,161 @@
+// measure_tile: one tile of a candidate group, in points and bytes.
+#include "autoschedule/tile_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace trapeze::autoschedule {
+
+namespace {
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+bool in_group(const GroupFacts& facts, const ir::Function* f) {
+  return std::any_of(facts.geometry.stages.begin(), facts.geometry.stages.end(),
+                     [&](const ir::FunctionPtr& s) { return s.get() == f; });
+}
+
+// Points of member m's region along common dimension c in a tile of `tile`.
+double region_extent(const GroupFacts& facts, std::size_t m, std::size_t c, std::int64_t tile) {
+  const plan::GroupGeometry& g = facts.geometry;
+  if (g.stage_dim[m][c] < 0) return 1;
+  const double extent = static_cast<double>(facts.extents[m][c]);
+  const plan::DimReach& r = facts.reach[m][c];
+  if (r.whole) return extent;
+  double span = 0;
+  if (r.follows_tile) span += static_cast<double>(tile + r.below + r.above);
+  if (r.fixed) span += static_cast<double>(r.fixed_hi - r.fixed_lo + 1);
+  if (span <= 0) return extent;
+  return std::clamp(ceil_div(span, static_cast<double>(g.scale[m][c])), 1.0, extent);
+}
+
+} // namespace
+
+TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
+                         std::vector<std::int64_t> tiles) {
+  const plan::GroupGeometry& g = facts.geometry;
+  const std::size_t dims = g.common_dims(), n = facts.members.size();
+  TileMetrics t;
+  tiles.resize(dims, 1);
+  t.tile_count = 1;
+  for (std::size_t c = 0; c < dims; ++c) {
+    tiles[c] = std::clamp<std::int64_t>(tiles[c], 1, facts.space[c]);
+    t.tile_counts.push_back(
+        ceil_div(static_cast<double>(facts.space[c]), static_cast<double>(tiles[c])));
+    t.tile_count *= t.tile_counts.back();
+  }
+  t.tiles = tiles;
+  double work = 0;
+  // Per member and dimension, its region's points (for the live-in reads).
+  std::vector<std::vector<double>> along(n, std::vector<double>(dims, 1));
+  for (std::size_t m = 0; m < n; ++m) {
+    const StageFacts& s = model.stage(facts.members[m]);
+    double points = 1, owned = 1;
+    for (std::size_t c = 0; c < dims; ++c) {
+      along[m][c] = region_extent(facts, m, c, tiles[c]);
+      points *= along[m][c];
+      if (g.stage_dim[m][c] < 0) {
+        owned /= t.tile_counts[c]; // only the first tile along c computes it for itself
+      } else {
+        owned *=
+            std::min(static_cast<double>(facts.extents[m][c]),
+                     ceil_div(static_cast<double>(tiles[c]), static_cast<double>(g.scale[m][c])));
+      }
+    }
+    const double per_point = s.points > 0 ? s.work / s.points : 1;
+    t.region_points.push_back(points * per_point);
+    t.computed += points * per_point;
+    work += s.work;
+    if (facts.stored(m)) t.buffer_bytes += points * s.bytes;
+    if (facts.live_out(m)) t.live_out_bytes += owned * s.bytes;
+  }
+  t.useful = work / t.tile_count;
+  t.redundant = std::max(0.0, t.computed - t.useful);
+
+  // Live-in: per producer outside the group, the box its readers need (per
+  // producer dimension the largest over the readers).
+  std::map<std::string, std::pair<int, std::vector<double>>> live_in; // bytes, extents
+  for (std::size_t m = 0; m < n; ++m) {
+    const StageFacts& s = model.stage(facts.members[m]);
+    const analysis::StageAlignment& a = g.alignment.stages[m];
+    for (std::size_t e : s.in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      if (edge.producer_stage && in_group(facts, edge.producer_stage)) continue;
+      const Box& box = edge.producer_stage
+                           ? model.stage(model.index_of(edge.producer_stage->name())).domain
+                           : model.input_domain(edge.producer_input->name());
+      const int bytes = byte_size(edge.producer_stage ? edge.producer_stage->type()
+                                                      : edge.producer_input->type());
+      auto& [entry_bytes, extents] = live_in[edge.producer_name()];
+      entry_bytes = bytes;
+      extents.resize(edge.dims.size(), 0);
+      for (std::size_t k = 0; k < edge.dims.size(); ++k) {
+        const analysis::DimDependence& d = edge.dims[k];
+        const double whole =
+            static_cast<double>(std::max<std::int64_t>(1, box.extent(static_cast<int>(k))));
+        const double width = static_cast<double>((d.max_offset - d.min_offset).ceil());
+        double need = whole;
+        if (d.kind == analysis::DimDependenceKind::Constant) {
+          need = width + 1;
+        } else if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0) {
+          const std::size_t c =
+              static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
+          const double scale = static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
+          need = std::ceil(along[m][c] * std::abs(scale)) + width + 1;
+        }
+        extents[k] = std::max(extents[k], std::min(need, whole));
+      }
+    }
+  }
+  for (const auto& [name, entry] : live_in) {
+    double points = 1;
+    for (double e : entry.second)
+      points *= e;
+    t.live_in_bytes += points * entry.first;
+  }
+  return t;
+}
+
+double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts) {
+  const plan::GroupGeometry& g = facts.geometry;
+  double bytes = 0;
+  for (std::size_t m = 0; m < facts.members.size(); ++m) {
+    if (!facts.stored(m)) continue;
+    double density = model.stage(facts.members[m]).bytes;
+    for (std::size_t c = 0; c < g.common_dims(); ++c)
+      if (g.stage_dim[m][c] >= 0) density /= static_cast<double>(g.scale[m][c]);
+    bytes += density;
+  }
+  return bytes;
+}
+
+double stored_bytes_total(const PipelineModel& model, const GroupFacts& facts) {
+  double bytes = 0;
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    if (facts.stored(m))
+      bytes += model.stage(facts.members[m]).points * model.stage(facts.members[m]).bytes;
+  return bytes;
+}
+
+std::vector<double> dimension_reuse(const PipelineModel& model, const GroupFacts& facts) {
+  const plan::GroupGeometry& g = facts.geometry;
+  std::vector<double> reuse(g.common_dims(), 1);
+  for (const analysis::UniformDependence& dep : g.alignment.dependences)
+    for (std::size_t c = 0; c < g.common_dims(); ++c)
+      if (!dep.broadcast[c]) reuse[c] += static_cast<double>(dep.hi[c] - dep.lo[c]);
+  for (std::size_t m = 0; m < facts.members.size(); ++m) {
+    const analysis::StageAlignment& a = g.alignment.stages[m];
+    for (std::size_t e : model.stage(facts.members[m]).in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      if (edge.producer_stage && in_group(facts, edge.producer_stage)) continue;
+      for (const analysis::DimDependence& d : edge.dims)
+        if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0)
+          reuse[static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)])] +=
+              static_cast<double>((d.max_offset - d.min_offset).ceil());
+    }
+  }
+  return reuse;
+}
+
+} // namespace trapeze::autoschedule

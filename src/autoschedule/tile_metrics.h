@@ -1,0 +1,44 @@
+// What one tile of a group costs, at the estimates: the points its stages
+// compute (regions from plan::region_reach, the tight scalene shape lowering
+// builds), the live-in and live-out data it moves, its buffers' bytes, and
+// how many tiles the space holds. Every cost model and the greedy heuristics
+// measure candidate tiles with this.
+#pragma once
+
+#include "autoschedule/group_facts.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace trapeze::autoschedule {
+
+struct TileMetrics {
+  std::vector<std::int64_t> tiles;   ///< the tile measured, clamped to the space
+  double tile_count = 0;             ///< tiles in the space
+  std::vector<double> tile_counts;   ///< per dimension
+  double computed = 0;               ///< points one tile computes (its stages' regions)
+  double useful = 0;                 ///< the group's work / tiles: what a tile must compute
+  double redundant = 0;              ///< computed - useful (>= 0): the overlap
+  double live_in_bytes = 0;          ///< data a tile reads from outside the group
+  double live_out_bytes = 0;         ///< data a tile writes for outside the group
+  double buffer_bytes = 0;           ///< its stored stages' regions: what it keeps in cache
+  std::vector<double> region_points; ///< per member: its region in one tile
+};
+
+/// The metrics of `facts` tiled by `tiles` (one size per common dimension).
+TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
+                         std::vector<std::int64_t> tiles);
+
+/// Bytes per point of the common space that the group's stored stages take
+/// (a stage at scale s in a dimension has one point per s there).
+double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts);
+
+/// The bytes of all the group's stored stages over their whole domains.
+double stored_bytes_total(const PipelineModel& model, const GroupFacts& facts);
+
+/// Per common dimension, how much the group reuses data along it: 1 plus the
+/// widths of the dependence ranges along it, of the edges inside the group
+/// and of its live-in reads (a 5-tap blur along y adds 4 to y).
+std::vector<double> dimension_reuse(const PipelineModel& model, const GroupFacts& facts);
+
+} // namespace trapeze::autoschedule

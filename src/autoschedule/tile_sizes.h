@@ -1,0 +1,34 @@
+// Tile sizes from a cache budget and the reuse along each dimension: paper
+// 001 §4.2, Alg. 2's ComputeTileSizes.
+//
+// The innermost tile is min(innermost, the dimension) points, a multiple of
+// the vector width unless it is the whole dimension (prefetching and
+// vectorization want long rows). The others share what the budget leaves,
+// in proportion to their reuse: with gamma_i = reuse_i / max reuse, tile_i =
+// gamma_i * tau and the product of the tiles is the volume. Unlike the
+// printed algorithm, a dimension whose share is below one point or above its
+// size is fixed there and tau is solved again over the others, so the budget
+// is neither exceeded nor wasted; sizes are any integer, not powers of two.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace trapeze::autoschedule {
+
+struct TileSizeRequest {
+  std::vector<std::int64_t> sizes; ///< the space's extent per dimension
+  std::vector<double> reuse;       ///< per dimension, > 0
+  double volume = 0;               ///< the points one tile may hold
+  std::int64_t innermost = 256;    ///< Alg. 2's InnerMostTileSize
+  std::int64_t vector_points = 1;  ///< the innermost tile is a multiple of this
+  /// The innermost (contiguous) dimension; -1: the last.
+  int inner = -1;
+  /// Dimensions to keep whole (empty: none).
+  std::vector<bool> whole;
+};
+
+/// One tile size per dimension, each in [1, size].
+std::vector<std::int64_t> compute_tile_sizes(const TileSizeRequest& request);
+
+} // namespace trapeze::autoschedule

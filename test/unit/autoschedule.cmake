@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_autoschedule unit
+  autoschedule_test.cpp
+)

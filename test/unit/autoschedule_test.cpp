@@ -1,0 +1,547 @@
+// The automatic schedulers (paper 001): the DP finds the minimum of its cost
+// function (brute force on random DAGs, every grouping of a chain), the
+// tile-size model on hand-computed cases, automatic inlining, the machine
+// model, the greedy baselines, and every app's schedules.
+#include "app.h"
+#include "autoschedule/cpu_cost_model.h"
+#include "autoschedule/dp_grouping.h"
+#include "autoschedule/group_facts.h"
+#include "autoschedule/inlining.h"
+#include "autoschedule/pipeline_model.h"
+#include "autoschedule/tile_sizes.h"
+#include "support/sample_pipelines.h"
+#include "trapeze/autoschedule.h"
+#include "trapeze/dsl.h"
+#include "trapeze/error.h"
+#include "trapeze/runtime.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+
+namespace trapeze {
+namespace {
+
+using autoschedule::VertexGraph;
+using testing::HasSubstr;
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+// A random DAG of n vertices in topological order: each vertex after the
+// first reads one to three earlier ones.
+std::vector<std::vector<int>> random_dag(int n, std::mt19937& rng) {
+  std::vector<std::vector<int>> consumers(static_cast<std::size_t>(n));
+  for (int v = 1; v < n; ++v) {
+    const int reads = 1 + static_cast<int>(rng() % 3);
+    std::set<int> producers;
+    for (int r = 0; r < reads; ++r)
+      producers.insert(static_cast<int>(rng() % static_cast<unsigned>(v)));
+    for (int p : producers)
+      consumers[static_cast<std::size_t>(p)].push_back(v);
+  }
+  return consumers;
+}
+
+// A cost for any set of stages: deterministic pseudo-random, some groups
+// invalid (infinite), singletons always valid.
+autoschedule::GroupCostFn random_cost(unsigned seed) {
+  return [seed](const std::vector<int>& stages) {
+    std::uint64_t h = seed * 0x9e3779b97f4a7c15ull;
+    for (int s : stages)
+      h = (h ^ static_cast<std::uint64_t>(s + 1)) * 0x100000001b3ull;
+    h ^= h >> 31;
+    if (stages.size() > 1 && h % 7 == 0) return inf;
+    return 1.0 + static_cast<double>(h % 1000) / 100.0 - 0.5 * static_cast<double>(stages.size());
+  };
+}
+
+// Every partition of {0..n-1} into groups (restricted growth strings).
+void for_each_partition(int n,
+                        const std::function<void(const std::vector<std::vector<int>>&)>& fn) {
+  std::vector<int> label(static_cast<std::size_t>(n), 0);
+  std::function<void(int, int)> rec = [&](int i, int used) {
+    if (i == n) {
+      std::vector<std::vector<int>> groups(static_cast<std::size_t>(used));
+      for (int v = 0; v < n; ++v)
+        groups[static_cast<std::size_t>(label[static_cast<std::size_t>(v)])].push_back(v);
+      fn(groups);
+      return;
+    }
+    for (int l = 0; l <= used; ++l) {
+      label[static_cast<std::size_t>(i)] = l;
+      rec(i + 1, std::max(used, l + 1));
+    }
+  };
+  rec(0, 0);
+}
+
+// A valid grouping: every group connected, the graph of groups acyclic.
+bool valid_grouping(const VertexGraph& g, const std::vector<std::vector<int>>& groups) {
+  std::vector<int> group_of(static_cast<std::size_t>(g.size()));
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (int v : groups[i])
+      group_of[static_cast<std::size_t>(v)] = static_cast<int>(i);
+  for (const std::vector<int>& group : groups) {
+    std::set<int> seen = {group.front()};
+    std::vector<int> stack = {group.front()};
+    while (!stack.empty()) {
+      const int v = stack.back();
+      stack.pop_back();
+      for (const auto* list :
+           {&g.preds[static_cast<std::size_t>(v)], &g.succs[static_cast<std::size_t>(v)]})
+        for (int u : *list)
+          if (group_of[static_cast<std::size_t>(u)] == group_of[static_cast<std::size_t>(v)] &&
+              seen.insert(u).second)
+            stack.push_back(u);
+    }
+    if (seen.size() != group.size()) return false;
+  }
+  // Kahn's algorithm on the groups.
+  const std::size_t k = groups.size();
+  std::vector<std::set<int>> succ(k);
+  std::vector<int> indegree(k, 0);
+  for (int v = 0; v < g.size(); ++v)
+    for (int s : g.succs[static_cast<std::size_t>(v)]) {
+      const int a = group_of[static_cast<std::size_t>(v)],
+                b = group_of[static_cast<std::size_t>(s)];
+      if (a != b && succ[static_cast<std::size_t>(a)].insert(b).second)
+        ++indegree[static_cast<std::size_t>(b)];
+    }
+  std::vector<int> ready;
+  for (std::size_t i = 0; i < k; ++i)
+    if (indegree[i] == 0) ready.push_back(static_cast<int>(i));
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const int a = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int b : succ[static_cast<std::size_t>(a)])
+      if (--indegree[static_cast<std::size_t>(b)] == 0) ready.push_back(b);
+  }
+  return done == k;
+}
+
+double brute_force_minimum(const VertexGraph& g, const autoschedule::GroupCostFn& cost) {
+  double best = inf;
+  for_each_partition(g.size(), [&](const std::vector<std::vector<int>>& groups) {
+    if (!valid_grouping(g, groups)) return;
+    double total = 0;
+    for (const std::vector<int>& group : groups)
+      total += cost(group);
+    best = std::min(best, total);
+  });
+  return best;
+}
+
+TEST(DpGrouping, EqualsTheBruteForceMinimumOnRandomDags) {
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 2 + trial % 8; // 2 to 9 stages
+    const VertexGraph g = autoschedule::stage_graph(random_dag(n, rng));
+    const autoschedule::GroupCostFn cost = random_cost(static_cast<unsigned>(trial));
+    const autoschedule::DpResult r = autoschedule::dp_grouping(g, cost, 0);
+    ASSERT_TRUE(r.complete);
+    const double expected = brute_force_minimum(g, cost);
+    EXPECT_NEAR(r.cost, expected, 1e-9) << "trial " << trial << ", " << n << " stages";
+    // The grouping it returns is valid and costs what it says.
+    std::vector<std::vector<int>> stages;
+    double total = 0;
+    for (const std::vector<int>& group : r.groups) {
+      total += cost(group);
+      stages.push_back(group);
+    }
+    EXPECT_TRUE(valid_grouping(g, stages)) << "trial " << trial;
+    EXPECT_NEAR(total, r.cost, 1e-9);
+  }
+}
+
+TEST(DpGrouping, EvaluatesEveryGroupingOfAChain) {
+  const int n = 9;
+  std::vector<std::vector<int>> consumers(n);
+  for (int v = 0; v + 1 < n; ++v)
+    consumers[static_cast<std::size_t>(v)] = {v + 1};
+  const VertexGraph g = autoschedule::stage_graph(consumers);
+  std::set<std::vector<int>> costed;
+  const autoschedule::GroupCostFn inner = random_cost(7);
+  const auto cost = [&](const std::vector<int>& s) {
+    costed.insert(s);
+    return inner(s);
+  };
+  const autoschedule::DpResult r = autoschedule::dp_grouping(g, cost, 0);
+  // Every run [i, j] of the chain is costed: every one of the 2^(n-1)
+  // groupings is a choice of runs, so each was weighed.
+  EXPECT_EQ(costed.size(), static_cast<std::size_t>(n * (n + 1) / 2));
+  for (const std::vector<int>& s : costed)
+    EXPECT_EQ(s.back() - s.front() + 1, static_cast<int>(s.size())) << "a group that is not a run";
+  int groupings = 0;
+  double best = inf;
+  for (int mask = 0; mask < (1 << (n - 1)); ++mask) { // a cut after stage i where bit i is set
+    ++groupings;
+    double total = 0;
+    std::vector<int> run;
+    for (int v = 0; v < n; ++v) {
+      run.push_back(v);
+      if (v == n - 1 || (mask >> v & 1)) {
+        total += inner(run);
+        run.clear();
+      }
+    }
+    best = std::min(best, total);
+  }
+  EXPECT_EQ(groupings, 1 << (n - 1));
+  EXPECT_NEAR(r.cost, best, 1e-9);
+  EXPECT_EQ(r.states, n); // the finalized prefixes
+}
+
+TEST(DpGrouping, IsDeterministicAndRespectsItsGroupLimit) {
+  std::mt19937 rng(99);
+  const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
+  const autoschedule::GroupCostFn cost = random_cost(3);
+  const autoschedule::DpResult a = autoschedule::dp_grouping(g, cost, 2);
+  const autoschedule::DpResult b = autoschedule::dp_grouping(g, cost, 2);
+  EXPECT_EQ(a.groups, b.groups);
+  for (const std::vector<int>& group : a.groups)
+    EXPECT_LE(group.size(), 2u);
+  // Least-first weighs fewer groupings, never finds a cheaper one.
+  const autoschedule::DpResult least =
+      autoschedule::dp_grouping(g, cost, 0, autoschedule::DpOrder::LeastFirst);
+  const autoschedule::DpResult exact = autoschedule::dp_grouping(g, cost, 0);
+  EXPECT_GE(least.cost, exact.cost - 1e-9);
+  EXPECT_LE(least.states, exact.states);
+}
+
+TEST(DpGrouping, IncrementalRoundsCoalesceAndStayValid) {
+  std::mt19937 rng(5);
+  const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
+  const autoschedule::GroupCostFn cost = random_cost(11);
+  const autoschedule::IncrementalResult r = autoschedule::incremental_dp(g, cost, 2, 2, {});
+  ASSERT_FALSE(r.rounds.empty());
+  EXPECT_EQ(r.rounds.front(), 2);
+  EXPECT_TRUE(valid_grouping(g, r.groups));
+  std::set<int> covered;
+  for (const std::vector<int>& group : r.groups)
+    covered.insert(group.begin(), group.end());
+  EXPECT_EQ(covered.size(), 9u);
+  // The exact, unbounded DP is at least as good.
+  EXPECT_LE(autoschedule::dp_grouping(g, cost, 0).cost, r.cost + 1e-9);
+}
+
+TEST(DpGrouping, FallsBackWhenTheBudgetRunsOut) {
+  std::mt19937 rng(12);
+  const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
+  autoschedule::DpBudget tiny;
+  tiny.candidates = 3;
+  EXPECT_FALSE(
+      autoschedule::dp_grouping(g, random_cost(1), 0, autoschedule::DpOrder::Exact, tiny).complete);
+  const autoschedule::IncrementalResult r =
+      autoschedule::incremental_dp(g, random_cost(1), 0, 2, tiny);
+  EXPECT_TRUE(r.least_first);
+  EXPECT_TRUE(valid_grouping(g, r.groups));
+}
+
+// The tile-size model (Alg. 2's ComputeTileSizes), computed by hand.
+TEST(TileSizes, WholeRowsAndReuseWeightedOuterDimensions) {
+  // Unsharp at 2832 x 4256 x 3 in 512 KiB at 12 bytes a point: 43690 points;
+  // rows of 4256 leave 10.27 rows to share between c (reuse 1) and x (5):
+  // tau^2 * 1/5 = 10.27, c = tau/5 = 1.43 -> 1, x takes the rest: 10.
+  autoschedule::TileSizeRequest r;
+  r.sizes = {3, 2832, 4256};
+  r.reuse = {1, 5, 5};
+  r.volume = 512.0 * 1024 / 12;
+  r.innermost = 8192;
+  r.vector_points = 16;
+  EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{1, 10, 4256}));
+  // A short innermost tile is a multiple of the vector width: 300 -> 288;
+  // equal reuse shares the rest equally: sqrt(288000 / 288) = 31.6 -> 32, 31.
+  r.sizes = {1000, 1000, 1000};
+  r.reuse = {2, 2, 2};
+  r.innermost = 300;
+  r.volume = 288000;
+  EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{32, 31, 288}));
+  // A dimension smaller than its share is whole, the others share the rest:
+  // 4 x 24 x 24 x 256 with a volume of 64 * 4 * 256.
+  r.sizes = {4, 1000, 1000, 256};
+  r.reuse = {8, 8, 2, 1};
+  r.innermost = 8192;
+  r.vector_points = 8;
+  r.volume = 64.0 * 4 * 256;
+  // tau^3 * 1 * 1 * 1/4 = 256 -> tau = 10.1: 10 and 10 and 2.5 (c is 4 at most).
+  const std::vector<std::int64_t> t = autoschedule::compute_tile_sizes(r);
+  EXPECT_EQ(t.back(), 256);
+  EXPECT_LE(t[0], 4);
+  EXPECT_GE(t[1], t[2]); // more reuse, a larger tile
+  EXPECT_NEAR(static_cast<double>(t[0] * t[1] * t[2]), 256, 64);
+}
+
+TEST(TileSizes, NeverOutsideOneAndTheSize) {
+  autoschedule::TileSizeRequest r;
+  r.sizes = {1, 3, 5};
+  r.reuse = {1, 100, 1};
+  r.volume = 1e12;
+  EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{1, 3, 5}));
+  r.volume = 0;
+  EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{1, 1, 5}));
+}
+
+// Alg. 3 on harris: the point-wise products and the point-wise det and trace
+// are inlined; then each sum's one consumer (harris) reads it at one point.
+TEST(Inlining, HarrisInlinesProductsSumsAndPointwiseStages) {
+  const Pipeline p = apps::find_app("harris").build();
+  const autoschedule::PipelineModel model(p, {});
+  std::vector<int> all;
+  for (int i = 0; i < model.size(); ++i)
+    all.push_back(i);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, all, true);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  std::set<std::string> inlined;
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    if (facts.inlined[m]) inlined.insert(model.stage(facts.members[m]).function->name());
+  EXPECT_EQ(inlined,
+            (std::set<std::string>{"Ixx", "Iyy", "Ixy", "det", "trace", "Sxx", "Syy", "Sxy"}));
+}
+
+// Rule (iii): the channels of a deinterleaved image are read at disjoint
+// points by one consumer each, so the channel copies inline.
+TEST(Inlining, DisjointReadersOfADeinterleavedImage) {
+  Param N("N");
+  Var x("x"), y("y");
+  Image raw("raw", ScalarType::Float32, {2 * N, 2 * N});
+  Func pair("pair", ScalarType::Float32, {x, y}, {{0, 2 * N - 1}, {0, 2 * N - 1}});
+  pair.define(raw(x, y) * 2.0f + raw(x, y)); // point-wise
+  Func blur("blur", ScalarType::Float32, {x, y}, {{1, 2 * N - 2}, {0, 2 * N - 1}});
+  blur.define(pair(x - 1, y) + pair(x + 1, y)); // a stencil: not inlined by (i)
+  Func even("even", ScalarType::Float32, {x, y}, {{1, N - 2}, {0, N - 1}});
+  even.define(blur(2 * x, 2 * y));
+  Func odd("odd", ScalarType::Float32, {x, y}, {{1, N - 2}, {0, N - 1}});
+  odd.define(blur(2 * x + 1, 2 * y) * 3.0f);
+  Func out("out", ScalarType::Float32, {x, y}, {{1, N - 2}, {0, N - 1}});
+  out.define(even(x, y) + odd(x, y));
+  const Pipeline p({out}, "deinterleave");
+  const autoschedule::PipelineModel model(p, {{"N", 100}});
+  const int b = model.index_of("blur");
+  std::vector<int> members = {model.index_of("pair"), b, model.index_of("even"),
+                              model.index_of("odd"), model.index_of("out")};
+  std::sort(members.begin(), members.end());
+  std::vector<bool> live_out(members.size(), false);
+  live_out.back() = true;
+  EXPECT_EQ(autoschedule::inlining_rule(model, members, live_out, b),
+            "its consumers read disjoint points of it");
+  EXPECT_EQ(autoschedule::inlining_rule(model, members, live_out, model.index_of("pair")),
+            "point-wise");
+  EXPECT_EQ(autoschedule::inlining_rule(model, members, live_out, model.index_of("out")), "");
+}
+
+TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {
+  // Local Laplacian's remap reads a pyramid level at a data-dependent index.
+  const Pipeline p = apps::find_app("local_laplacian").build();
+  const autoschedule::PipelineModel model(p, {});
+  const autoschedule::CpuCostModel cpu(model, {}, MachineModel::host());
+  const int lut = model.index_of("outLPyramid_L0");
+  std::vector<int> members = {lut};
+  for (int producer : model.stage(lut).producers)
+    members.push_back(producer);
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  const autoschedule::GroupDecision d = cpu.evaluate(members);
+  EXPECT_FALSE(d.valid);
+  EXPECT_EQ(d.cost, inf);
+  EXPECT_FALSE(d.why_invalid.empty());
+  // One stage alone is always valid and finite.
+  EXPECT_TRUE(cpu.evaluate({lut}).valid);
+}
+
+TEST(CpuCostModel, FusedChainOfStencilsBeatsItsStagesApartOnUnsharp) {
+  const Pipeline p = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(p, {});
+  const autoschedule::CpuCostModel cpu(model, {}, MachineModel::host());
+  double apart = 0;
+  for (int s = 0; s < model.size(); ++s)
+    apart += cpu.evaluate({s}).cost;
+  const autoschedule::GroupDecision fused = cpu.evaluate({0, 1, 2, 3});
+  ASSERT_TRUE(fused.valid);
+  EXPECT_LT(fused.cost, apart);
+  // sharpen is point-wise; then mask reads blury at its own point only.
+  EXPECT_EQ(fused.inlined, (std::vector<std::string>{"blury", "sharpen"}));
+  // The innermost tile is InnerMostTileSize (512, a multiple of the vector
+  // width), the channels and rows share the rest of half the L2 cache.
+  EXPECT_EQ(fused.group.tile_sizes.back(), 512);
+  AutoScheduleOptions rows;
+  rows.innermost_tile = 1 << 20;
+  const autoschedule::CpuCostModel whole_rows(model, rows, MachineModel::host());
+  EXPECT_GT(whole_rows.evaluate({0, 1, 2, 3}).group.tile_sizes.back(), 512); // longer rows
+}
+
+TEST(MachineModel, JsonRoundTripsAndRejectsBadFields) {
+  MachineModel m;
+  m.cores = 16;
+  m.l1_bytes = 32768;
+  m.l2_bytes = 1 << 20;
+  m.l3_bytes = 32 << 20;
+  m.vector_bytes = 32;
+  const MachineModel back = MachineModel::from_json(m.to_json(), MachineModel{}, "test");
+  EXPECT_EQ(back.cores, 16);
+  EXPECT_EQ(back.l2_bytes, 1 << 20);
+  EXPECT_EQ(back.l3_bytes, 32 << 20);
+  // A subset overrides the base.
+  EXPECT_EQ(MachineModel::from_json(R"({"cores": 3})", m, "test").l1_bytes, 32768);
+  EXPECT_THAT([] { MachineModel::from_json(R"({"cores": 2, "l4": 1})", MachineModel{}, "m.json"); },
+              testing::ThrowsMessage<Error>(HasSubstr("m.json: unknown field 'l4'")));
+  EXPECT_THAT([] { MachineModel::from_json(R"({"cores": 0})", MachineModel{}, "m.json"); },
+              testing::ThrowsMessage<Error>(HasSubstr("cores must be positive")));
+  EXPECT_THAT([] { MachineModel::from_json(R"({"l2_bytes": "big"})", MachineModel{}, "m.json"); },
+              testing::ThrowsMessage<Error>(HasSubstr("'l2_bytes' must be an integer")));
+  const MachineModel& host = MachineModel::host();
+  EXPECT_GE(host.cores, 1);
+  EXPECT_GT(host.l1_bytes, 0);
+  EXPECT_GE(host.vector_bytes, 16);
+}
+
+// Every app under every automatic scheduler: a valid schedule (auto_schedule
+// validates it), the same on a second run, in well under the paper's times.
+TEST(AutoSchedule, EveryAppUnderEverySchedulerIsValidAndDeterministic) {
+  for (const apps::App& app : apps::all_apps()) {
+    const Pipeline p = app.build();
+    for (SchedulerKind kind :
+         {SchedulerKind::DP, SchedulerKind::Greedy, SchedulerKind::HalideGreedy}) {
+      AutoScheduleOptions o;
+      o.scheduler = kind;
+      AutoScheduleReport report;
+      const Schedule a = auto_schedule(p, o, &report);
+      const Schedule b = auto_schedule(p, o);
+      EXPECT_EQ(a.to_json(), b.to_json()) << app.name << " " << scheduler_name(kind);
+      EXPECT_EQ(report.groups.size(), a.groups.size());
+      EXPECT_GT(report.groups_evaluated, 0);
+      std::set<std::string> seen;
+      for (const GroupSchedule& g : a.groups)
+        for (const std::string& s : g.stages)
+          EXPECT_TRUE(seen.insert(s).second) << s << " in two groups";
+      EXPECT_EQ(seen.size(), p.stages().size());
+    }
+  }
+}
+
+TEST(AutoSchedule, EstimatesDecideTheTiles) {
+  const Pipeline p = apps::find_app("blur").build();
+  AutoScheduleOptions small, large;
+  small.estimates = {{"R", 64}, {"C", 100}};
+  large.estimates = {{"R", 4000}, {"C", 6000}};
+  AutoScheduleReport report;
+  const Schedule s = auto_schedule(p, small, &report);
+  EXPECT_EQ(report.estimates.at("C").i, 100);
+  const Schedule l = auto_schedule(p, large);
+  ASSERT_FALSE(l.groups.front().tile_sizes.empty());
+  EXPECT_NE(s.to_json(), l.to_json());
+}
+
+TEST(AutoSchedule, AssumesASizeForParametersWithoutEstimates) {
+  const Pipeline p = testing_support::sample_blur(); // no defaults
+  AutoScheduleReport report;
+  auto_schedule(p, {}, &report);
+  EXPECT_EQ(report.estimates.at("R").i, 1000);
+  ASSERT_FALSE(report.notes.empty());
+  EXPECT_THAT(report.notes.front(),
+              HasSubstr("no estimate or default for parameter C: assumed 1000"));
+}
+
+TEST(AutoSchedule, ReportsItsSearch) {
+  const Pipeline p = apps::find_app("harris").build();
+  AutoScheduleReport report;
+  auto_schedule(p, {}, &report);
+  const std::string text = autoschedule_report_text(report);
+  EXPECT_THAT(text, HasSubstr("scheduler dp: 1 groups"));
+  EXPECT_THAT(text, HasSubstr("groupings enumerated"));
+  EXPECT_THAT(autoschedule_report_json(report), HasSubstr("\"groups_evaluated\""));
+  EXPECT_EQ(report.rounds, std::vector<int>{0}); // 11 stages: Alg. 1, no limit
+}
+
+TEST(AutoSchedule, RejectsBadOptions) {
+  const Pipeline p = apps::find_app("blur").build();
+  AutoScheduleOptions o;
+  o.cache_fill = 0;
+  EXPECT_THAT([&] { auto_schedule(p, o); },
+              testing::ThrowsMessage<Error>(HasSubstr("cache_fill must be in (0, 1]")));
+  o = {};
+  o.greedy_tile_sizes = {};
+  EXPECT_THAT([&] { auto_schedule(p, o); },
+              testing::ThrowsMessage<Error>(HasSubstr("greedy_tile_sizes")));
+  o = {};
+  MachineModel m;
+  m.cores = 0;
+  o.machine = m;
+  EXPECT_THAT([&] { auto_schedule(p, o); },
+              testing::ThrowsMessage<Error>(HasSubstr("cores must be positive")));
+}
+
+// compile(p) schedules with dp once: the schedule is kept beside the JIT's
+// shared objects and read back on the next compile.
+TEST(AutoSchedule, ASecondCompileReadsTheScheduleFromTheCache) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("trapeze_schedules_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  CompileOptions options;
+  options.cache_dir = dir.string();
+  const Pipeline p = apps::find_app("harris").build();
+  bool cached = true;
+  const Schedule first = cached_auto_schedule(p, options, &cached);
+  EXPECT_FALSE(cached);
+  const Schedule second = cached_auto_schedule(p, options, &cached);
+  EXPECT_TRUE(cached);
+  EXPECT_EQ(first.to_json(), second.to_json());
+  // Other options are another entry.
+  options.scheduling.scheduler = SchedulerKind::Greedy;
+  cached_auto_schedule(p, options, &cached);
+  EXPECT_FALSE(cached);
+  // A damaged entry is ignored and rewritten.
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "schedules")) {
+    std::ofstream(e.path()) << "{ not json";
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2);
+  options.scheduling.scheduler = SchedulerKind::DP;
+  EXPECT_EQ(cached_auto_schedule(p, options, &cached).to_json(), first.to_json());
+  EXPECT_FALSE(cached);
+  cached_auto_schedule(p, options, &cached);
+  EXPECT_TRUE(cached);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GreedySchedulers, PolyMageStopsAtItsOverlapThreshold) {
+  const Pipeline p = apps::find_app("mg_jacobi2d_v_1000").build();
+  AutoScheduleOptions loose, tight;
+  loose.scheduler = tight.scheduler = SchedulerKind::Greedy;
+  loose.greedy_overlap_threshold = 0.9;
+  tight.greedy_overlap_threshold = 0.05;
+  const std::size_t many = auto_schedule(p, tight).groups.size();
+  const std::size_t few = auto_schedule(p, loose).groups.size();
+  EXPECT_LT(few, many);
+  for (const GroupSchedule& g : auto_schedule(p, loose).groups)
+    if (g.stages.size() > 1) {
+      EXPECT_EQ(g.tile_sizes, (std::vector<std::int64_t>{32, 256}));
+    }
+}
+
+TEST(GreedySchedulers, HalideMergesOnlyWhatPaysUnderItsModel) {
+  const Pipeline p = apps::find_app("unsharp").build();
+  AutoScheduleOptions o;
+  o.scheduler = SchedulerKind::HalideGreedy;
+  AutoScheduleReport report;
+  const Schedule s = auto_schedule(p, o, &report);
+  EXPECT_LT(s.groups.size(), p.stages().size()); // the blurs fuse: less traffic
+  for (const GroupSchedule& g : s.groups)
+    for (std::int64_t t : g.tile_sizes) // powers of two, or a whole dimension
+      EXPECT_TRUE((t & (t - 1)) == 0 || t == 3 || t == 2832 || t == 4256) << t;
+}
+
+} // namespace
+} // namespace trapeze
