@@ -80,9 +80,9 @@ struct AutoScheduleOptions {
   /// range), and the schedule's reasons say so.
   ParamValues estimates;
   /// The innermost tile is min(this, the dimension) points, rounded to the
-  /// vector width (Alg. 2's InnerMostTileSize). The default was measured on this
-  /// project's machines: whole rows up to this width beat 256-point tiles
-  /// (docs/autoschedule.md).
+  /// vector width (Alg. 2's InnerMostTileSize). The default was measured on
+  /// this project's machines (docs/autoschedule.md): 512 beat 256, 1024 and
+  /// whole rows over the image apps taken together.
   std::int64_t innermost_tile = 512;
   /// The share of a cache a tile's buffers may fill (the rest is for the
   /// live-in rows and the stack).

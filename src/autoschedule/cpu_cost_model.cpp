@@ -84,8 +84,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
 }
 
 CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
-  // L1 only with the longest rows: narrower L1 tiles lost to L2 tiles of
-  // whole rows on every app measured (docs/autoschedule.md).
+  // L1 only with rows as long as InnerMostTileSize allows (docs/autoschedule.md).
   LevelChoice l1 = tiles_for_cache(facts, machine_.l1_bytes);
   const bool l1_whole_rows =
       facts.geometry.common_dims() == 0 ||

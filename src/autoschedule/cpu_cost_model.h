@@ -3,15 +3,15 @@
 //
 // COST(H) is infinite when H's dependences cannot be made constant (or H
 // breaks another rule of fused groups). Otherwise CostForCacheSize picks
-// tiles that fill a share of the L1 cache (the tile footprint is also at most
-// the group's buffers over the cores, so that every core gets tiles): the
+// tiles that fill a share of a cache (the tile footprint is also at most the
+// group's buffers over the cores, so that every core gets tiles): the
 // innermost tile min(InnerMostTileSize, the row), the others by reuse
-// (tile_sizes.h). A tile whose overlap exceeds its volume is not accepted:
-// the innermost tile is halved (down to 256 points) and tried again, and if
-// no L1 tile is accepted the same is done with the L2 cache, whose tiles are
-// then the outer ones with the L1 tiles as inner tiles (Alg. 4). Trying the
-// longest rows first is this machine kind's measured preference
-// (docs/autoschedule.md).
+// (tile_sizes.h). A tile whose overlap exceeds its volume, or whose buffers
+// do not fit the cache, is not accepted: the innermost tile is halved (down
+// to 256 points) and tried again. The L1 tile is kept if it is accepted with
+// full-length rows and eq. 2 does not price the L2 tile lower (Alg. 2 keeps
+// any accepted L1 tile); otherwise the L2 tile, with the L1 tiles inside it
+// as inner tiles when multi-level tiling is on (Alg. 4).
 //
 // The cost of the chosen tile is eq. 2 over the normalized components of
 // group_decision.h, times the group's share of the pipeline's work, so that
