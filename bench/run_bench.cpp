@@ -3,6 +3,7 @@
 #include "background_load.h"
 #include "harness.h"
 #include "peers.h"
+#include "trapeze/autotune.h"
 
 #include <chrono>
 #include <cstdio>
@@ -84,6 +85,13 @@ BenchReport run_bench(const BenchOptions& options) {
         }
         variants.push_back(trapeze_variant("trapeze manual", compile(p, app.manual_schedule(p)), p,
                                            bound, inputs, options.threads));
+      } else if (scheduler == "autotune") {
+        // PolyMage-A: long (147 builds an app), resumed from its results file.
+        AutotuneOptions tune;
+        tune.threads = options.threads;
+        const AutotuneResult tuned = autotune(p, bound, *inputs, tune);
+        variants.push_back(trapeze_variant("trapeze autotune", compile(p, tuned.best), p, bound,
+                                           inputs, options.threads));
       } else if (const std::optional<SchedulerKind> kind = parse_scheduler(scheduler)) {
         // The schedule `trapeze run` would use at this size: made for these
         // parameters, from the schedule cache after the first time.
@@ -95,7 +103,7 @@ BenchReport run_bench(const BenchOptions& options) {
                                            options.threads));
       } else {
         throw Error("unknown scheduler '" + scheduler +
-                    "' (known: naive, manual, dp, greedy, halide-greedy)");
+                    "' (known: naive, manual, dp, greedy, halide-greedy, autotune)");
       }
     }
     for (const std::string& peer : options.peers) {

@@ -29,10 +29,11 @@ void add_bench_command(CLI::App& root, int& exit_code) {
   o->bench.schedulers = {"naive", "manual", "dp", "greedy", "halide-greedy"};
   cmd->add_option("apps", o->bench.apps, "Apps to run (default: all; see 'trapeze list')");
   cmd->add_option("--schedulers", o->bench.schedulers,
-                  "trapeze schedules: naive, manual, dp, greedy, halide-greedy")
+                  "trapeze schedules: naive, manual, dp, greedy, halide-greedy, autotune (not by "
+                  "default: it builds and times 147 schedules an app)")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::IsMember({"naive", "manual", "dp", "greedy", "halide-greedy"}));
+      ->check(CLI::IsMember({"naive", "manual", "dp", "greedy", "halide-greedy", "autotune"}));
   cmd->add_option("--peers", o->bench.peers, "Peers: halide, opencv")->delimiter(',');
   cmd->add_option("--threads", o->bench.threads, "Threads for every variant")
       ->check(CLI::Range(1, 1024))

@@ -1,10 +1,15 @@
 // Choosing the schedule of a command and reporting it.
 #include "schedule_choice.h"
 
+#include "trapeze/autotune.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
 
+#include <atomic>
+#include <csignal>
+
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace trapeze::cli {
 
@@ -53,8 +58,8 @@ void add_machine_options(CLI::App& cmd, MachineChoice& choice) {
 }
 
 const std::vector<std::string>& scheduler_names() {
-  static const std::vector<std::string> names = {"dp", "greedy", "halide-greedy", "naive",
-                                                 "manual"};
+  static const std::vector<std::string> names = {"dp",    "greedy", "halide-greedy",
+                                                 "naive", "manual", "autotune"};
   return names;
 }
 
@@ -63,7 +68,8 @@ void add_schedule_options(CLI::App& cmd, ScheduleChoice& choice, bool with_file)
       cmd.add_option("--scheduler", choice.scheduler,
                      "Where the schedule comes from: dp (automatic, paper 001's dynamic "
                      "programming; the default), greedy (PolyMage's heuristic), halide-greedy "
-                     "(Halide's 2016 autoscheduler's heuristic), naive (every stage its own "
+                     "(Halide's 2016 autoscheduler's heuristic), autotune (PolyMage-A: greedy's "
+                     "tile sizes and thresholds built and timed), naive (every stage its own "
                      "untiled group) or manual (the app's hand-written schedule)")
           ->capture_default_str()
           ->check(CLI::IsMember(scheduler_names()));
@@ -88,6 +94,17 @@ void add_schedule_options(CLI::App& cmd, ScheduleChoice& choice, bool with_file)
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd.add_flag("--multi-level", choice.multi_level,
                "dp: inner L1 tiles inside L2 tiles (Alg. 4; off by default)");
+  cmd.add_option("--autotune-results", choice.autotune_results,
+                 "autotune: the results file to resume from and append to (default: in the "
+                 "cache directory)");
+  cmd.add_option("--autotune-sizes", choice.autotune_sizes,
+                 "autotune: tile sizes to try per dimension (default 8,16,32,64,128,256,512)")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+  cmd.add_option("--autotune-thresholds", choice.autotune_thresholds,
+                 "autotune: overlap thresholds to try (default 0.2,0.4,0.5)")
+      ->delimiter(',')
+      ->check(CLI::Range(0.0, 1e6));
 }
 
 AutoScheduleOptions autoschedule_options(const ScheduleChoice& choice, SchedulerKind kind,
@@ -109,6 +126,56 @@ AutoScheduleOptions autoschedule_options(const ScheduleChoice& choice, Scheduler
   return o;
 }
 
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+void on_interrupt(int) {
+  interrupted = true;
+  std::signal(SIGINT, SIG_DFL); // a second Ctrl-C ends the process
+}
+
+// PolyMage-A on the source's inputs, with a progress line and Ctrl-C.
+Schedule autotuned(const PipelineSource& source, const ScheduleChoice& choice,
+                   const ParamValues& estimates) {
+  const Pipeline& p = source.pipeline;
+  const ParamValues bound = p.bind(estimates);
+  AutotuneOptions o;
+  o.compile.scheduling = autoschedule_options(choice, SchedulerKind::Greedy, estimates);
+  if (!choice.autotune_sizes.empty()) o.tile_sizes = choice.autotune_sizes;
+  if (!choice.autotune_thresholds.empty()) o.thresholds = choice.autotune_thresholds;
+  o.results_file = choice.autotune_results;
+  interrupted = false;
+  o.stop = &interrupted;
+  o.progress = [](const AutotuneProgress& at) {
+    const int width = 24, filled = at.total ? width * at.done / at.total : width;
+    fmt::print(stderr,
+               "\r[autotune] {}/{} [{}{}] best {:.2f} ms (tiles {}, threshold {}), ~{:.0f} s left ",
+               at.done, at.total, std::string(static_cast<std::size_t>(filled), '#'),
+               std::string(static_cast<std::size_t>(width - filled), '.'), at.best_ms,
+               fmt::join(at.best_tiles, "x"), at.best_threshold, at.seconds_left);
+  };
+  const auto previous = std::signal(SIGINT, on_interrupt);
+  AutotuneResult r;
+  try {
+    r = autotune(p, bound, make_inputs(source, bound), o);
+  } catch (...) {
+    std::signal(SIGINT, previous);
+    fmt::print(stderr, "\n");
+    throw;
+  }
+  std::signal(SIGINT, previous);
+  fmt::print(stderr,
+             "\n[autotune] {}: {} of {} candidates ({} measured now, {} from {}); best "
+             "{:.2f} ms with tiles {} and threshold {}\n",
+             r.stopped ? "stopped" : "done", r.measured + r.resumed, r.total, r.measured, r.resumed,
+             r.results_file, r.best_ms, fmt::join(r.best_tiles, "x"), r.best_threshold);
+  if (r.stopped) fmt::print(stderr, "[autotune] run the same command again to resume\n");
+  return r.best;
+}
+
+} // namespace
+
 ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoice& choice,
                                const ParamValues& estimates,
                                std::optional<AutoScheduleReport>* report) {
@@ -127,6 +194,9 @@ ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoic
                   "FILE.json");
     chosen.schedule = source.app->manual_schedule(source.pipeline);
     chosen.label = "manual";
+  } else if (choice.scheduler == "autotune") {
+    chosen.schedule = autotuned(source, choice, estimates);
+    chosen.label = "autotune";
   } else {
     const std::optional<SchedulerKind> kind = parse_scheduler(choice.scheduler);
     TRAPEZE_ASSERT(kind, "--scheduler accepted an unknown name: " + choice.scheduler);

@@ -35,10 +35,13 @@ struct ScheduleChoice {
   std::string file;             ///< --schedule: a JSON schedule (docs/schedule.md)
   std::string scheduler = "dp"; ///< --scheduler
   MachineChoice machine;
-  std::vector<double> weights;     ///< --cost-weights: w1,w2,w3,w4 (empty: the defaults)
-  int group_limit = 0;             ///< --group-limit (0: none)
-  std::int64_t innermost_tile = 0; ///< --innermost-tile (0: the default)
-  bool multi_level = false;        ///< --multi-level
+  std::vector<double> weights;              ///< --cost-weights: w1,w2,w3,w4 (empty: the defaults)
+  int group_limit = 0;                      ///< --group-limit (0: none)
+  std::int64_t innermost_tile = 0;          ///< --innermost-tile (0: the default)
+  bool multi_level = false;                 ///< --multi-level
+  std::string autotune_results;             ///< --autotune-results
+  std::vector<std::int64_t> autotune_sizes; ///< --autotune-sizes (empty: paper 001's)
+  std::vector<double> autotune_thresholds;  ///< --autotune-thresholds (empty: paper 001's)
   CLI::Option* scheduler_option = nullptr;
   CLI::Option* file_option = nullptr;
   /// Either option was given on the command line.
@@ -71,8 +74,11 @@ struct ChosenSchedule {
 /// The schedule the options choose for `source`, validated against its
 /// pipeline; automatic schedules for the parameter values `estimates` (from
 /// the schedule cache unless `report` is asked for, which searches afresh and
-/// fills it). Throws trapeze::Error if the app has no hand-written schedule,
-/// if `manual` is asked of a pipeline file, or if the schedule is invalid.
+/// fills it). `autotune` builds and times its candidates on `source`'s inputs
+/// at those values, with a progress line on stderr; Ctrl-C stops it with the
+/// best so far (it resumes from its results file the next time). Throws trapeze::Error if the app
+/// has no hand-written schedule, if `manual` is asked of a pipeline file, or if the schedule is
+/// invalid.
 ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoice& choice,
                                const ParamValues& estimates = {},
                                std::optional<AutoScheduleReport>* report = nullptr);

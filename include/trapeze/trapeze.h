@@ -1,6 +1,8 @@
 // The whole public API of trapeze.
 #pragma once
 
+#include "trapeze/autoschedule.h"
+#include "trapeze/autotune.h"
 #include "trapeze/buffer.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"

@@ -256,6 +256,20 @@ TEST_F(Cli, ScheduleAndSchedulerExcludeEachOther) {
   EXPECT_THAT(r.err, HasSubstr("excludes"));
 }
 
+TEST_F(Cli, AutotuneShowsItsProgressAndResumes) {
+  const std::string cmd = "schedule blur --scheduler autotune --param R=20 --param C=30 "
+                          "--autotune-sizes 4,8 --autotune-thresholds 0.4 --autotune-results " +
+                          (dir_ / "tune.jsonl").string();
+  CliResult r = run(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("[autotune] 4/4 ["));
+  EXPECT_THAT(r.err, HasSubstr("[autotune] done: 4 of 4 candidates"));
+  EXPECT_THAT(r.out, HasSubstr("\"reasons\": [\n        \"greedy: cost"));
+  r = run(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("(0 measured now, 4 from"));
+}
+
 TEST_F(Cli, ManualSchedulerNeedsAnApp) {
   // (Every app has a hand-written schedule; a pipeline text file has none.)
   CliResult r;

@@ -11,6 +11,7 @@
 #include "autoschedule/tile_sizes.h"
 #include "support/sample_pipelines.h"
 #include "trapeze/autoschedule.h"
+#include "trapeze/autotune.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -513,6 +515,59 @@ TEST(AutoSchedule, ASecondCompileReadsTheScheduleFromTheCache) {
   EXPECT_FALSE(cached);
   cached_auto_schedule(p, options, &cached);
   EXPECT_TRUE(cached);
+  std::filesystem::remove_all(dir);
+}
+
+// PolyMage-A: every candidate measured once, kept in the results file, a
+// stopped run resumed, a file for another pipeline refused.
+TEST(Autotune, MeasuresResumesAndStops) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("trapeze_autotune_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Pipeline p = testing_support::sample_blur();
+  const ParamValues params = {{"R", std::int64_t{40}}, {"C", std::int64_t{50}}};
+  BufferMap inputs;
+  inputs.emplace("img", Buffer(ScalarType::Float32, {42, 52}));
+  AutotuneOptions o;
+  o.tile_sizes = {4, 16};
+  o.thresholds = {0.4};
+  o.reps = 1;
+  o.results_file = (dir / "r.jsonl").string();
+  // Stopped after the first candidate: the best so far, and a resumable file.
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  int calls = 0;
+  o.progress = [&](const AutotuneProgress& at) {
+    ++calls;
+    EXPECT_EQ(at.total, 4);
+    EXPECT_GT(at.best_ms, 0);
+    stop = true;
+  };
+  AutotuneResult r = autotune(p, params, inputs, o);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.measured, 1);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.best_tiles, (std::vector<std::int64_t>{4, 4}));
+  // Resumed: the first candidate is read back, the other three measured.
+  stop = false;
+  o.progress = {};
+  r = autotune(p, params, inputs, o);
+  EXPECT_FALSE(r.stopped);
+  EXPECT_GE(r.resumed, 1); // and any whose schedule equals one measured
+  EXPECT_GE(r.measured, 1);
+  EXPECT_EQ(r.resumed + r.measured, 4);
+  EXPECT_EQ(r.total, 4);
+  r.best.validate(p);
+  // Everything read back the third time.
+  r = autotune(p, params, inputs, o);
+  EXPECT_EQ(r.measured, 0);
+  EXPECT_EQ(r.resumed, 4);
+  // The same file for another size is refused.
+  EXPECT_THAT(
+      [&] {
+        autotune(p, {{"R", std::int64_t{30}}, {"C", std::int64_t{50}}}, inputs, o);
+      },
+      testing::ThrowsMessage<Error>(HasSubstr("is for another pipeline, size")));
   std::filesystem::remove_all(dir);
 }
 
