@@ -47,11 +47,16 @@ std::vector<std::int64_t> compute_tile_sizes(const TileSizeRequest& request) {
     max_reuse = std::max(max_reuse, r.reuse[i]);
   std::vector<double> share(outer, 0);
   std::vector<bool> pinned(outer, false);
-  for (std::size_t i = 0; i < outer && i < r.whole.size(); ++i)
-    if (r.whole[i]) {
+  for (std::size_t i = 0; i < outer; ++i) {
+    if (i < r.whole.size() && r.whole[i]) {
       pinned[i] = true;
       share[i] = static_cast<double>(std::max<std::int64_t>(1, r.sizes[i]));
+    } else if (r.reuse[i] <= 1 && max_reuse > 1) {
+      // Nothing is reused along it: a larger tile there only adds streams.
+      pinned[i] = true;
+      share[i] = 1;
     }
+  }
   for (bool changed = true; changed;) {
     changed = false;
     double volume = r.volume / static_cast<double>(tiles.back());

@@ -5,7 +5,9 @@
 // the vector width unless it is the whole dimension (prefetching and
 // vectorization want long rows). The others share what the budget leaves,
 // in proportion to their reuse: with gamma_i = reuse_i / max reuse, tile_i =
-// gamma_i * tau and the product of the tiles is the volume. Unlike the
+// gamma_i * tau and the product of the tiles is the volume; a dimension along
+// which nothing is reused (reuse 1) gets 1 when another has reuse (it would
+// only add memory streams: unsharp's channels). Unlike the
 // printed algorithm, a dimension whose share is below one point or above its
 // size is fixed there and tau is solved again over the others, so the budget
 // is neither exceeded nor wasted; sizes are any integer, not powers of two.

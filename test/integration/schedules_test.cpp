@@ -1,13 +1,14 @@
-// Every app's hand-written schedule, with every group's tile shape replaced,
-// runs through the command line and matches the interpreter at the app's
-// small size: `trapeze schedule APP --scheduler manual`, edit, `trapeze run
-// APP --schedule FILE --check`.
+// Through the command line, at the app's small size, against the
+// interpreter: every app's hand-written schedule with every group's tile
+// shape replaced (`trapeze schedule APP --scheduler manual`, edit, `trapeze
+// run APP --schedule FILE --check`), and every app under the automatic
+// schedulers (`trapeze run APP --scheduler S --check`).
 //
 // JIT compiles of the large apps' fused code take 10-60 s each, so the suite
-// (label integration) runs each app with one shape, the shapes taken in
-// turn, compiled at -O1; the whole matrix, every app x every shape at the
-// JIT's default flags, is the label `slow` (ctest -L slow), which
-// scripts/test.sh leaves out.
+// (label integration) runs each app with one shape (and one of the greedy
+// schedulers), taken in turn, compiled at -O1; the whole matrix, every app x
+// every shape and every automatic scheduler at the JIT's default flags, is
+// the label `slow` (ctest -L slow), which scripts/test.sh leaves out.
 #include "app.h"
 #include "support/cli_runner.h"
 
@@ -15,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -110,6 +112,48 @@ TEST_P(ManualScheduleShapes, RunsAndMatchesTheInterpreter) {
 INSTANTIATE_TEST_SUITE_P(AllApps, ManualScheduleShapes, testing::ValuesIn(test_cases()),
                          [](const testing::TestParamInfo<Case>& param) {
                            return param.param.app + "_" + param.param.shape;
+                         });
+
+// Every app under the automatic schedulers (Case::shape holds the scheduler),
+// made for and run at its small size: the greedy baselines here (dp is every
+// app's default, correctness_apps), all three in the whole matrix.
+#ifdef TRAPEZE_EVERY_SHAPE
+std::vector<Case> scheduler_cases() {
+  std::vector<Case> cases;
+  for (const apps::App& app : apps::all_apps())
+    for (const char* scheduler : {"dp", "greedy", "halide-greedy"})
+      cases.push_back({app.name, scheduler, ""});
+  return cases;
+}
+#else
+std::vector<Case> scheduler_cases() {
+  std::vector<Case> cases;
+  std::size_t turn = 0;
+  for (const apps::App& app : apps::all_apps())
+    if (!app.test_sizes.empty()) // the image apps; multigrid's compiles are the slow label's
+      cases.push_back(
+          {app.name, turn++ % 2 ? "halide-greedy" : "greedy", "-O1 -fopenmp -ffp-contract=off"});
+  return cases;
+}
+#endif
+
+class AutomaticSchedulers : public ManualScheduleShapes {};
+
+TEST_P(AutomaticSchedulers, RunAndMatchTheInterpreter) {
+  const Case& c = GetParam();
+  const CliResult run = run_cli("run " + c.app + " --scheduler " + c.shape + " --check --reps 1" +
+                                    small_size_arguments(apps::find_app(c.app)),
+                                dir_, c.flags);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, testing::HasSubstr("check against the interpreter: passed")) << run.err;
+  EXPECT_THAT(run.out, testing::HasSubstr(c.shape + " schedule"));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllApps, AutomaticSchedulers, testing::ValuesIn(scheduler_cases()),
+                         [](const testing::TestParamInfo<Case>& param) {
+                           std::string name = param.param.app + "_" + param.param.shape;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
                          });
 
 } // namespace
