@@ -92,6 +92,9 @@ void add_schedule_options(CLI::App& cmd, ScheduleChoice& choice, bool with_file)
   cmd.add_option("--innermost-tile", choice.innermost_tile,
                  "dp: the innermost tile size to start from (default 8192)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd.add_option("--cache-fill", choice.cache_fill,
+                 "dp: the share of a cache a tile's buffers may fill (default 0.5)")
+      ->check(CLI::Range(0.01, 1.0));
   cmd.add_flag("--multi-level", choice.multi_level,
                "dp: inner L1 tiles inside L2 tiles (Alg. 4; off by default)");
   cmd.add_option("--autotune-results", choice.autotune_results,
@@ -123,6 +126,7 @@ AutoScheduleOptions autoschedule_options(const ScheduleChoice& choice, Scheduler
   o.group_limit = choice.group_limit;
   if (choice.innermost_tile > 0) o.innermost_tile = choice.innermost_tile;
   o.multi_level = choice.multi_level;
+  if (choice.cache_fill > 0) o.cache_fill = choice.cache_fill;
   return o;
 }
 

@@ -39,6 +39,7 @@ struct ScheduleChoice {
   int group_limit = 0;                      ///< --group-limit (0: none)
   std::int64_t innermost_tile = 0;          ///< --innermost-tile (0: the default)
   bool multi_level = false;                 ///< --multi-level
+  double cache_fill = 0;                    ///< --cache-fill (0: the default)
   std::string autotune_results;             ///< --autotune-results
   std::vector<std::int64_t> autotune_sizes; ///< --autotune-sizes (empty: paper 001's)
   std::vector<double> autotune_thresholds;  ///< --autotune-thresholds (empty: paper 001's)
