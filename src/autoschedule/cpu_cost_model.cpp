@@ -12,7 +12,8 @@ namespace trapeze::autoschedule {
 
 namespace {
 
-// The narrowest innermost tile tried.
+// The narrowest innermost tile tried, in points of the coarsest stage stored
+// (rows shorter than a few vectors spend their time in loop overhead).
 constexpr std::int64_t narrowest_innermost = 128;
 
 double volume_of(const std::vector<std::int64_t>& tiles) {
@@ -67,7 +68,15 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   request.volume = choice.budget / per_point;
   request.vector_points = std::max(1, machine_.vector_bytes / std::max(1, smallest));
   request.inner = static_cast<int>(facts.inner);
-  request.innermost = std::min(facts.space[facts.inner], options_.innermost_tile);
+  // Every stored stage's rows at least `narrowest_innermost` of its own
+  // points: a stage 8x down-sampled along the rows needs 8x the tile.
+  std::int64_t coarsest = 1;
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    if (facts.stored(m)) coarsest = std::max(coarsest, facts.geometry.scale[m][facts.inner]);
+  const std::int64_t narrowest =
+      std::min(facts.space[facts.inner], narrowest_innermost * coarsest);
+  request.innermost =
+      std::min(facts.space[facts.inner], std::max(options_.innermost_tile, narrowest));
   request.whole = whole_dimensions(facts);
   // Longest rows first; narrower while the overlap exceeds the volume (Alg. 2),
   // and then while eq. 2 prices the narrower tile lower (a deep stencil group
@@ -83,7 +92,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   };
   choice.tile = measure_tile(model_, facts, compute_tile_sizes(request));
   choice.accepted = accepted(choice.tile);
-  while (request.innermost / 2 >= narrowest_innermost) {
+  while (request.innermost / 2 >= narrowest) {
     request.innermost /= 2;
     const TileMetrics narrower = measure_tile(model_, facts, compute_tile_sizes(request));
     const bool ok = accepted(narrower);
