@@ -89,11 +89,14 @@ void add_schedule_options(CLI::App& cmd, ScheduleChoice& choice, bool with_file)
   cmd.add_option("--group-limit", choice.group_limit,
                  "dp: at most this many stages a group in the first round (Alg. 5; 0: none)")
       ->check(CLI::Range(0, 1 << 20));
+  const AutoScheduleOptions defaults;
   cmd.add_option("--innermost-tile", choice.innermost_tile,
-                 "dp: the innermost tile size to start from (default 8192)")
+                 fmt::format("dp: the innermost tile size to start from (default {})",
+                             defaults.innermost_tile))
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd.add_option("--cache-fill", choice.cache_fill,
-                 "dp: the share of a cache a tile's buffers may fill (default 0.5)")
+                 fmt::format("dp: the share of a cache a tile's buffers may fill (default {})",
+                             defaults.cache_fill))
       ->check(CLI::Range(0.01, 1.0));
   cmd.add_flag("--multi-level", choice.multi_level,
                "dp: inner L1 tiles inside L2 tiles (Alg. 4; off by default)");

@@ -36,8 +36,15 @@ enum class Storage : std::uint8_t {
 enum class ParallelSchedule : std::uint8_t {
   Static,  ///< equal shares fixed up front (OpenMP schedule(static))
   Dynamic, ///< one iteration at a time to whichever thread is free (schedule(dynamic))
+  /// Runs of contiguous iterations, each an eighth of a thread's share, to
+  /// whichever thread is free (schedule(dynamic, chunk) with the chunk from the
+  /// iteration count and the threads at run time).
+  Chunked,
 };
-/// "static", "dynamic".
+/// How many chunks a Chunked loop gives each thread on average: a thread
+/// slowed by another process holds back at most about 1/8 of its share.
+inline constexpr int chunks_per_thread = 8;
+/// "static", "dynamic", "chunked".
 const char* parallel_schedule_name(ParallelSchedule s);
 std::optional<ParallelSchedule> parse_parallel_schedule(const std::string& name);
 
@@ -72,8 +79,10 @@ struct GroupSchedule {
 /// The parallel schedule a group runs with: its own, or by default Dynamic
 /// for a tiled group's tile loops (tiles differ in work: image borders,
 /// cases, a down-sampled stage's zeros; and a thread slowed by another process
-/// holds no share back) and Static for an untiled group's rows (equal work,
-/// and each thread keeps one contiguous stream for the prefetchers).
+/// holds no share back) and Chunked for an untiled group's rows (runs of
+/// contiguous rows keep the prefetchers' streams, as Static does, and a slowed
+/// thread holds back at most a chunk; one row at a time was 5-240% slower on a
+/// quiet machine: docs/performance.md).
 ParallelSchedule effective_parallel_schedule(const GroupSchedule& g);
 
 struct Schedule {

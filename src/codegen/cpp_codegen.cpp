@@ -6,6 +6,8 @@
 #include "codegen/cpp_expr.h"
 #include "trapeze/ir_visitor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -156,6 +158,7 @@ public:
   std::set<std::string> helpers;
   bool uses_threads = false;
   bool uses_heap = false;
+  bool uses_chunks = false;
 
   CppPrinter(const Pipeline& p, const CodegenOptions& options)
       : bounds_check_(options.bounds_check) {
@@ -378,6 +381,27 @@ private:
     return dims == 1 ? extent[0] : stride[0] + " * " + extent[0];
   }
 
+  // The OpenMP schedule clause of a parallel loop. A chunked loop's chunk is
+  // computed where the loop starts, from the iteration count of its collapsed
+  // nest and the threads.
+  std::string schedule_clause(const lower::For& n) {
+    switch (n.schedule) {
+    case ParallelSchedule::Static: return " schedule(static)";
+    case ParallelSchedule::Dynamic: return " schedule(dynamic)";
+    case ParallelSchedule::Chunked: break;
+    }
+    uses_chunks = true;
+    std::string iterations;
+    const lower::For* loop = &n;
+    for (int level = 0; level < n.collapse; ++level) {
+      TRAPEZE_ASSERT(loop, "a collapsed loop nests as deep as its collapse");
+      if (!iterations.empty()) iterations += " * ";
+      iterations += "(int64_t(" + bound(loop->max) + ") - int64_t(" + bound(loop->min) + ") + 1)";
+      loop = loop->body.as<lower::For>();
+    }
+    return " schedule(dynamic, tz_chunk(" + iterations + ", tz_threads))";
+  }
+
   void print_loop(const lower::For& n, bool parallel, bool in_region = false) {
     const std::string lo = bound(n.min), hi = bound(n.max);
     std::string pragma;
@@ -387,8 +411,7 @@ private:
       pragma = lower::is_vectorized(n.kind) ? kind + " simd" : kind;
       if (!in_region) pragma += " num_threads(tz_threads)";
       if (n.collapse > 1) pragma += " collapse(" + std::to_string(n.collapse) + ")";
-      pragma +=
-          n.schedule == ParallelSchedule::Dynamic ? " schedule(dynamic)" : " schedule(static)";
+      pragma += schedule_clause(n);
     } else if (lower::is_vectorized(n.kind)) {
       pragma = "#pragma omp simd";
     }
@@ -828,6 +851,15 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   if (printer.uses_threads) {
     s += "inline int tz_max_threads() {\n#ifdef _OPENMP\n  return omp_get_max_threads();\n"
          "#else\n  return 1;\n#endif\n}\n\n";
+  }
+  if (printer.uses_chunks) {
+    s += fmt::format("// A chunked loop's chunk: 1/{0} of a thread's share of the iterations, so\n"
+                     "// that a thread slowed by another process holds back little of the work.\n"
+                     "inline int tz_chunk(int64_t iterations, int threads) {{\n"
+                     "  const int64_t chunk = iterations / (int64_t(threads) * {0});\n"
+                     "  return chunk < 1 ? 1 : chunk > 1073741824 ? 1073741824 : int(chunk);\n"
+                     "}}\n\n",
+                     chunks_per_thread);
   }
   if (printer.uses_heap) {
     s += "// Memory for an intermediate buffer (64-byte aligned), from the caller's\n"

@@ -410,8 +410,9 @@ protected:
     std::string head = std::string(for_kind_name(n->kind)) + " for " + n->var + " in [" +
                        expr_text(n->min) + ", " + expr_text(n->max) + "]";
     if (n->collapse > 1) head += " collapse(" + std::to_string(n->collapse) + ")";
-    // Static is OpenMP's default and the printed IR's: only dynamic is named.
-    if (is_parallel(n->kind) && n->schedule == ParallelSchedule::Dynamic) head += " dynamic";
+    // Static is OpenMP's default and the printed IR's: only the others are named.
+    if (is_parallel(n->kind) && n->schedule != ParallelSchedule::Static)
+      head += std::string(" ") + parallel_schedule_name(n->schedule);
     line(head + ":");
     nested(n->body);
   }

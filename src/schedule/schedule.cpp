@@ -24,19 +24,21 @@ const char* parallel_schedule_name(ParallelSchedule s) {
   switch (s) {
   case ParallelSchedule::Static: return "static";
   case ParallelSchedule::Dynamic: return "dynamic";
+  case ParallelSchedule::Chunked: return "chunked";
   }
   TRAPEZE_ASSERT(false, "unknown ParallelSchedule");
 }
 
 std::optional<ParallelSchedule> parse_parallel_schedule(const std::string& name) {
-  for (ParallelSchedule s : {ParallelSchedule::Static, ParallelSchedule::Dynamic})
+  for (ParallelSchedule s :
+       {ParallelSchedule::Static, ParallelSchedule::Dynamic, ParallelSchedule::Chunked})
     if (name == parallel_schedule_name(s)) return s;
   return std::nullopt;
 }
 
 ParallelSchedule effective_parallel_schedule(const GroupSchedule& g) {
   if (g.parallel_schedule) return *g.parallel_schedule;
-  return g.tile_sizes.empty() ? ParallelSchedule::Static : ParallelSchedule::Dynamic;
+  return g.tile_sizes.empty() ? ParallelSchedule::Chunked : ParallelSchedule::Dynamic;
 }
 
 const char* storage_name(Storage s) {

@@ -106,7 +106,8 @@ private:
       const json& v = j["parallel_schedule"];
       std::optional<ParallelSchedule> parsed;
       if (v.is_string()) parsed = parse_parallel_schedule(v.get<std::string>());
-      if (!parsed) fail(path + ".parallel_schedule", "expected \"static\" or \"dynamic\"", v);
+      if (!parsed)
+        fail(path + ".parallel_schedule", "expected \"static\", \"dynamic\" or \"chunked\"", v);
       g.parallel_schedule = *parsed;
     }
     if (j.contains("vectorize")) {

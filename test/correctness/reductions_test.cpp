@@ -21,25 +21,36 @@ Buffer ramp(std::int64_t rows, std::int64_t cols) {
   return img;
 }
 
-// Runs `p` bounds-checked at R x C and compares every output with the
-// interpreter (`tolerance` for floats); returns the lowered loop IR.
+// Runs `p` bounds-checked at R x C, under its automatic schedule and its naive
+// one with each parallel schedule, and compares every output with the
+// interpreter (`tolerance` for floats); returns the naive lowered loop IR.
 std::string expect_matches(const Pipeline& p, std::int64_t rows, std::int64_t cols,
                            double tolerance) {
   CompileOptions checked;
   checked.bounds_check = true;
-  const CompiledPipeline compiled = compile(p, checked);
+  std::vector<CompiledPipeline> compiled = {compile(p, checked)};
+  checked.flags = "-O1 -fopenmp -ffp-contract=off"; // small pipelines: keep the compiles cheap
+  for (const ParallelSchedule kind :
+       {ParallelSchedule::Static, ParallelSchedule::Dynamic, ParallelSchedule::Chunked}) {
+    Schedule naive = Schedule::naive(p);
+    for (GroupSchedule& g : naive.groups)
+      g.parallel_schedule = kind;
+    compiled.push_back(compile(p, naive, checked));
+  }
   const ParamValues bound = p.bind({{"R", rows}, {"C", cols}});
   const BufferMap inputs = {{"img", ramp(rows, cols)}};
   const BufferMap expected = interpret(p, bound, inputs);
-  for (const int threads : {1, 2}) {
-    const BufferMap actual = compiled.run(bound, inputs, threads);
-    for (const auto& out : p.outputs()) {
-      const auto mismatch =
-          compare_buffers(expected.at(out->name()), actual.at(out->name()), tolerance);
-      EXPECT_FALSE(mismatch.has_value())
-          << out->name() << " with " << threads << " threads: " << (mismatch ? mismatch->str() : "")
-          << "\n"
-          << compiled.source();
+  for (const CompiledPipeline& c : compiled) {
+    for (const int threads : {1, 2, 3}) {
+      const BufferMap actual = c.run(bound, inputs, threads);
+      for (const auto& out : p.outputs()) {
+        const auto mismatch =
+            compare_buffers(expected.at(out->name()), actual.at(out->name()), tolerance);
+        EXPECT_FALSE(mismatch.has_value())
+            << out->name() << " with " << threads
+            << " threads: " << (mismatch ? mismatch->str() : "") << "\n"
+            << c.source();
+      }
     }
   }
   return testing_support::lowered_text(p, Schedule::naive(p));

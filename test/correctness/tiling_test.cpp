@@ -119,6 +119,19 @@ std::vector<TilingCase> all_cases() {
            g.parallel_schedule = ParallelSchedule::Dynamic;
          return s;
        }},
+      {"unsharp", "manual_chunked_tiles",
+       [](const Pipeline& p) {
+         Schedule s = apps::make_manual_schedule_unsharp(p);
+         s.groups[0].parallel_schedule = ParallelSchedule::Chunked;
+         return s;
+       }},
+      {"unsharp", "naive_static_rows",
+       [](const Pipeline& p) {
+         Schedule s = Schedule::naive(p);
+         for (GroupSchedule& g : s.groups)
+           g.parallel_schedule = ParallelSchedule::Static;
+         return s;
+       }},
       {"harris", "manual", harris},
       {"harris", "polymage_6x10", variant(harris, {6, 10}, polymage)},
       {"harris", "scalene_1x5", variant(harris, {1, 5}, scalene, {}, 2)},

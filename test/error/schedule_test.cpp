@@ -235,6 +235,10 @@ TEST(ScheduleJsonErrors, WrongTypes) {
       Schedule::from_json(R"({"groups": [{"stages": ["a"], "shape": "trapezoid"}]})"),
       "groups[0].shape: expected \"scalene\", \"polymage\" or \"rectangle\", got \"trapezoid\"");
   EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [{"stages": ["a"], "parallel_schedule": "guided"}]})"),
+      "groups[0].parallel_schedule: expected \"static\", \"dynamic\" or \"chunked\", got "
+      "\"guided\"");
+  EXPECT_TRAPEZE_ERROR(
       Schedule::from_json(R"({"groups": [{"stages": ["a"], "parallel_tile_dims": -1}]})"),
       "groups[0].parallel_tile_dims: expected a non-negative integer, got -1");
   EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"groups": [{"stages": "a"}]})"),

@@ -136,9 +136,12 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
     }
     g.vectorize = rng.chance(0.5);
     g.intra_tile_fusion = rng.chance(0.5);
-    // Unset (the default) half the time, else either schedule.
-    if (rng.chance(0.5))
-      g.parallel_schedule = rng.chance(0.5) ? ParallelSchedule::Static : ParallelSchedule::Dynamic;
+    // Unset (the default) half the time, else any schedule.
+    if (rng.chance(0.5)) {
+      constexpr ParallelSchedule kinds[] = {ParallelSchedule::Static, ParallelSchedule::Dynamic,
+                                            ParallelSchedule::Chunked};
+      g.parallel_schedule = kinds[rng.uniform(0, 2)];
+    }
 
     // Storage.
     const std::set<std::string> members(g.stages.begin(), g.stages.end());

@@ -220,7 +220,7 @@ TEST_F(Cli, ExplainPrintsTheLoopIrAfterAPass) {
   r = run("explain blur --lowered --scheduler naive");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("// --- loop IR after validate ---"));
-  EXPECT_THAT(r.out, HasSubstr("parallel for x in [1, R]:"));
+  EXPECT_THAT(r.out, HasSubstr("parallel for x in [1, R] chunked:"));
   // dp by default: one fused group whose nests are functions of their own.
   r = run("explain blur --lowered");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -122,7 +122,7 @@ TEST(Lowering, PureStageIsOneParallelVectorizedNest) {
   EXPECT_THAT(ir, HasSubstr("allocate img: float32[R + 2, C + 2] origin (0, 0) input 0"));
   EXPECT_THAT(ir, HasSubstr("allocate blurx: float32[R, C + 2] origin (1, 0) heap"));
   EXPECT_THAT(ir, HasSubstr("// blurx: pure, float32 on [1, R] x [0, C + 1]"));
-  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, R]:\n  vectorized for y in [0, C + 1]:\n"
+  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, R] chunked:\n  vectorized for y in [0, C + 1]:\n"
                             "    blurx(x, y) = "));
 }
 
@@ -130,12 +130,12 @@ TEST(Lowering, CasesSplitIntoBorderAndInteriorLoops) {
   const std::string ir = lower::to_string(testing_support::lower_naive(iy_pipeline()).body);
   // Rows: the top border (one row: no loop), the interior rows, the bottom border.
   EXPECT_THAT(ir, HasSubstr("let x = 0\nvectorized for y in [0, C + 1]:\n  Iy(x, y) = 0.0f\n"));
-  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, max(R, 0)]:\n"
+  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, max(R, 0)] chunked:\n"
                             "  let y = 0\n  Iy(x, y) = 0.0f\n"
                             "  vectorized for y in [1, max(C, 0)]:\n    Iy(x, y) = (-img("));
   EXPECT_THAT(ir, HasSubstr("  vectorized for y in [max(C + 1, 1), C + 1]:\n"
                             "    Iy(x, y) = 0.0f\n"
-                            "parallel for x in [max(R + 1, 1), R + 1]:\n"));
+                            "parallel for x in [max(R + 1, 1), R + 1] chunked:\n"));
   // No per-point test of the case's box anywhere.
   EXPECT_THAT(ir, Not(HasSubstr("select")));
 }
@@ -170,10 +170,11 @@ TEST(Lowering, ParallelismPassesBelowASingleChannelAndCollapsesFewChannels) {
   d.define({Case(c == 0, img(x, y))}, cast<std::int16_t>(img(x, y) + 1));
   const std::string ir =
       lower::to_string(testing_support::lower_naive(Pipeline({d}, "channels")).body);
-  EXPECT_THAT(ir, HasSubstr("let c = 0\nparallel for x in [0, R - 1]:\n"
+  EXPECT_THAT(ir, HasSubstr("let c = 0\nparallel for x in [0, R - 1] chunked:\n"
                             "  vectorized for y in [0, C - 1]:\n    d(c, x, y) = img(x, y)\n"));
-  EXPECT_THAT(ir,
-              HasSubstr("parallel for c in [1, 2] collapse(2):\n  serial for x in [0, R - 1]:\n"));
+  EXPECT_THAT(
+      ir,
+      HasSubstr("parallel for c in [1, 2] collapse(2) chunked:\n  serial for x in [0, R - 1]:\n"));
 }
 
 // ---------------------------------------------------------------- generated text
@@ -189,7 +190,8 @@ TEST(CppText, IsReadableAndFollowsTheAbi) {
   EXPECT_THAT(s, HasSubstr("  const int64_t C = params[0].i;\n  const int64_t R = params[1].i;\n"));
   EXPECT_THAT(s, HasSubstr("const float* __restrict img = static_cast<const float*>(inputs[0]);"));
   EXPECT_THAT(s, HasSubstr("float* __restrict blury = static_cast<float*>(outputs[0]);"));
-  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel for num_threads(tz_threads) schedule(static)\n"
+  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel for num_threads(tz_threads) schedule(dynamic, "
+                           "tz_chunk((int64_t(R) - int64_t(1) + 1), tz_threads))\n"
                            "  for (int32_t x = 1; x <= R; ++x) {\n"
                            "    #pragma omp simd\n"
                            "    for (int32_t y = 0; y <= C + 1; ++y) {\n"

@@ -85,7 +85,7 @@ TEST(Passes, PartitionCasesSplitsTheBoxes) {
   const std::string ir = explain_lowered(p, Schedule::naive(p), "partition_cases");
   EXPECT_THAT(ir, Not(HasSubstr("  case ")));
   EXPECT_THAT(ir, HasSubstr("produce g over [0, 0] x [0, n + 1]"));
-  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, n]:"));
+  EXPECT_THAT(ir, HasSubstr("parallel for x in [1, n] chunked:"));
 }
 
 TEST(Passes, PartitionParitySplitsByResidue) {

@@ -184,6 +184,8 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
                       {}});
   EXPECT_NO_THROW(b.validate(blur));
   expect_round_trip(b); // the parallel schedule given
+  b.groups[0].parallel_schedule = ParallelSchedule::Chunked;
+  expect_round_trip(b);
 
   const Pipeline harris = apps::find_app("harris").build();
   Schedule fused;

@@ -210,8 +210,8 @@ TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
 }
 
 // Tile loops hand out tiles dynamically by default, an untiled stage's rows
-// statically; a group's parallel_schedule overrides either, and the loop IR
-// names it.
+// in chunks (sized where the loop starts, from its collapsed iteration count);
+// a group's parallel_schedule overrides either, and the loop IR names it.
 TEST(LowerSchedule, ParallelLoopsCarryTheirGroupsSchedule) {
   const Pipeline p = apps::find_app("unsharp").build();
   Schedule s = apps::make_manual_schedule_unsharp(p);
@@ -223,13 +223,26 @@ TEST(LowerSchedule, ParallelLoopsCarryTheirGroupsSchedule) {
   EXPECT_THAT(fixed, HasSubstr("#pragma omp for collapse(2) schedule(static)\n"));
   EXPECT_THAT(fixed, testing::Not(HasSubstr("dynamic")));
 
+  s.groups[0].parallel_schedule = ParallelSchedule::Chunked;
+  EXPECT_THAT(testing_support::generate_cpp(p, s).source,
+              HasSubstr("#pragma omp for collapse(2) schedule(dynamic, tz_chunk("));
+
   Schedule naive = Schedule::naive(p);
-  EXPECT_THAT(testing_support::generate_cpp(p, naive).source,
-              testing::Not(HasSubstr("schedule(dynamic)")));
+  const std::string chunked = testing_support::generate_cpp(p, naive).source;
+  EXPECT_THAT(chunked, HasSubstr("collapse(2) schedule(dynamic, tz_chunk((int64_t(2) - int64_t(0) "
+                                 "+ 1) * (int64_t(R + 1) - int64_t(2) + 1), tz_threads))\n"));
+  EXPECT_THAT(chunked, HasSubstr("inline int tz_chunk(int64_t iterations, int threads) {"));
+  EXPECT_THAT(testing_support::lowered_text(p, naive),
+              HasSubstr("parallel for c in [0, 2] collapse(2) chunked:"));
   for (GroupSchedule& g : naive.groups)
     g.parallel_schedule = ParallelSchedule::Dynamic;
   const std::string rows = testing_support::lowered_text(p, naive);
   EXPECT_THAT(rows, HasSubstr("parallel for c in [0, 2] collapse(2) dynamic:"));
+  for (GroupSchedule& g : naive.groups)
+    g.parallel_schedule = ParallelSchedule::Static;
+  const std::string fixed_rows = testing_support::generate_cpp(p, naive).source;
+  EXPECT_THAT(fixed_rows, HasSubstr("collapse(2) schedule(static)\n"));
+  EXPECT_THAT(fixed_rows, testing::Not(HasSubstr("tz_chunk")));
 }
 
 TEST(LowerSchedule, LiveOutReadInItsGroupIsCopiedOutOfAPrivateScratchpad) {
