@@ -7,11 +7,12 @@
 // group's buffers over the cores, so that every core gets tiles): the
 // innermost tile min(InnerMostTileSize, the row), the others by reuse
 // (tile_sizes.h). A tile whose overlap exceeds its volume, or whose buffers
-// do not fit the cache, is not accepted: the innermost tile is halved (down
-// to 256 points) and tried again. The L1 tile is kept if it is accepted with
-// full-length rows and eq. 2 does not price the L2 tile lower (Alg. 2 keeps
-// any accepted L1 tile); otherwise the L2 tile, with the L1 tiles inside it
-// as inner tiles when multi-level tiling is on (Alg. 4).
+// do not fit the cache, is not accepted: the innermost tile is halved and
+// tried again, and halved further while eq. 2 prices the narrower tile lower,
+// down to 128 points of the group's coarsest stored stage. The L1 tile is kept if it is accepted
+// with full-length rows and eq. 2 does not price the L2 tile lower (Alg. 2 keeps any accepted L1
+// tile); otherwise the L2 tile, with the L1 tiles inside it as inner tiles when multi-level tiling
+// is on (Alg. 4).
 //
 // The cost of the chosen tile is eq. 2 over the normalized components of
 // group_decision.h, times the group's share of the pipeline's work, so that

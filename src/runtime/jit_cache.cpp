@@ -279,6 +279,12 @@ std::string resolve_cache_dir(const CompileOptions& options) {
               "CompileOptions::cache_dir or $TRAPEZE_CACHE_DIR");
 }
 
+std::string hash128_hex(const std::string& text) {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits(text.data(), text.size()));
+  return hex(canonical.digest, sizeof canonical.digest);
+}
+
 std::string cache_key(const std::string& source, const std::string& compiler_command,
                       const std::string& compiler_identity, const std::string& flags) {
   std::string text;
@@ -290,9 +296,7 @@ std::string cache_key(const std::string& source, const std::string& compiler_com
   append_field(text, command_text(required_flags()));
   append_field(text, host_cpu());
   append_field(text, source);
-  XXH128_canonical_t canonical;
-  XXH128_canonicalFromHash(&canonical, XXH3_128bits(text.data(), text.size()));
-  return hex(canonical.digest, sizeof canonical.digest);
+  return hash128_hex(text);
 }
 
 bool entry_is_sound(const std::string& dir, const std::string& key) {

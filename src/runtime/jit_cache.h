@@ -27,6 +27,10 @@ namespace trapeze::runtime {
 /// $XDG_CACHE_HOME/trapeze, else $HOME/.cache/trapeze.
 std::string resolve_cache_dir(const CompileOptions& options);
 
+/// 32 hex digits: the XXH3-128 hash of `text` (the key of every cache's
+/// entries: compiled code, schedules, auto-tuning results).
+std::string hash128_hex(const std::string& text);
+
 /// 32 hex digits: the XXH3-128 hash of the source, the compiler command, its
 /// identity, the flags, the host CPU, and trapeze's version.
 std::string cache_key(const std::string& source, const std::string& compiler_command,

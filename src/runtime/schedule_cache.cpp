@@ -17,7 +17,6 @@
 
 #include <fmt/core.h>
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <filesystem>
 #include <fstream>
@@ -44,15 +43,6 @@ std::string options_text(const AutoScheduleOptions& o, const MachineModel& machi
   text += fmt::format("greedy={};threshold={};", fmt::join(o.greedy_tile_sizes, ","),
                       o.greedy_overlap_threshold);
   return text;
-}
-
-std::string key_of(const std::string& text) {
-  XXH128_canonical_t canonical;
-  XXH128_canonicalFromHash(&canonical, XXH3_128bits(text.data(), text.size()));
-  std::string hex;
-  for (unsigned char byte : canonical.digest)
-    hex += fmt::format("{:02x}", byte);
-  return hex;
 }
 
 std::optional<Schedule> read_entry(const fs::path& path, const Pipeline& p) {
@@ -94,7 +84,7 @@ Schedule cached_auto_schedule(const Pipeline& p, const CompileOptions& options, 
   const AutoScheduleOptions& scheduling = options.scheduling;
   if (scheduling.scheduler == SchedulerKind::Naive) return Schedule::naive(p);
   const MachineModel machine = scheduling.machine.value_or(MachineModel::host());
-  const std::string key = key_of(
+  const std::string key = runtime::hash128_hex(
       fmt::format("trapeze {};revision {};", TRAPEZE_VERSION_STRING, TRAPEZE_SCHEDULER_REVISION) +
       options_text(scheduling, machine) + to_text(p));
   const fs::path path =

@@ -10,7 +10,6 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <chrono>
@@ -39,12 +38,7 @@ std::string results_key(const Pipeline& p, const ParamValues& params, const Mach
   text += machine.to_json();
   text += fmt::format("sizes {};thresholds {};threads {}", fmt::join(o.tile_sizes, ","),
                       fmt::join(o.thresholds, ","), o.threads);
-  XXH128_canonical_t canonical;
-  XXH128_canonicalFromHash(&canonical, XXH3_128bits(text.data(), text.size()));
-  std::string hex;
-  for (unsigned char byte : canonical.digest)
-    hex += fmt::format("{:02x}", byte);
-  return hex;
+  return runtime::hash128_hex(text);
 }
 
 // The schedule without its reasons: candidates that group and tile alike
@@ -159,13 +153,19 @@ AutotuneResult autotune(const Pipeline& p, const ParamValues& params, const Buff
     scheduling.greedy_tile_sizes = c.tiles;
     scheduling.greedy_overlap_threshold = c.threshold;
     const Schedule s = auto_schedule(p, scheduling);
+    const std::string shape = shape_of(s);
+    const auto record = [&](double median) {
+      log << json{{"tiles", c.tiles}, {"threshold", c.threshold}, {"median_ms", median}}.dump()
+          << "\n";
+      log.flush();
+    };
     double ms = 0;
     if (const auto it = done.find({c.tiles, c.threshold}); it != done.end()) {
       ms = it->second;
       ++result.resumed;
-    } else if (const auto same = by_shape.find(shape_of(s)); same != by_shape.end()) {
+    } else if (const auto same = by_shape.find(shape); same != by_shape.end()) {
       ms = same->second; // another candidate chose the same schedule
-      log << json{{"tiles", c.tiles}, {"threshold", c.threshold}, {"median_ms", ms}}.dump() << "\n";
+      record(ms);
       ++result.resumed;
     } else {
       CompiledPipeline compiled;
@@ -180,11 +180,10 @@ AutotuneResult autotune(const Pipeline& p, const ParamValues& params, const Buff
         throw;
       }
       ms = median_ms(compiled, bound, inputs, outputs, options.reps, options.threads);
-      log << json{{"tiles", c.tiles}, {"threshold", c.threshold}, {"median_ms", ms}}.dump() << "\n";
-      log.flush();
+      record(ms);
       ++result.measured;
     }
-    by_shape.emplace(shape_of(s), ms);
+    by_shape.emplace(shape, ms);
     if (result.best_ms == 0 || ms < result.best_ms) {
       result.best_ms = ms;
       result.best = s;
