@@ -27,14 +27,20 @@ void add_bench_command(CLI::App& root, int& exit_code) {
   };
   auto o = std::make_shared<Options>();
   o->bench.schedulers = {"naive", "manual", "dp", "greedy", "halide-greedy"};
-  cmd->add_option("apps", o->bench.apps, "Apps to run (default: all; see 'trapeze list')");
+  std::vector<std::string> app_names;
+  for (const apps::App& a : apps::all_apps())
+    app_names.push_back(a.name);
+  cmd->add_option("apps", o->bench.apps, "Apps to run (default: all; see 'trapeze list')")
+      ->check(CLI::IsMember(app_names));
   cmd->add_option("--schedulers", o->bench.schedulers,
                   "trapeze schedules: naive, manual, dp, greedy, halide-greedy, autotune (not by "
                   "default: it builds and times 147 schedules an app)")
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::IsMember({"naive", "manual", "dp", "greedy", "halide-greedy", "autotune"}));
-  cmd->add_option("--peers", o->bench.peers, "Peers: halide, opencv")->delimiter(',');
+  cmd->add_option("--peers", o->bench.peers, "Peers: halide, opencv")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"halide", "opencv"}));
   cmd->add_option("--threads", o->bench.threads, "Threads for every variant")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();

@@ -24,7 +24,8 @@ void add_emit_command(CLI::App& root, int& exit_code) {
   add_schedule_options(*cmd, *choice);
   cmd->callback([target, out, params, choice, &exit_code] {
     const PipelineSource source = resolve_pipeline(*target);
-    const ChosenSchedule chosen = choose_schedule(source, *choice, parse_param_arguments(*params));
+    const ChosenSchedule chosen =
+        choose_schedule(source, *choice, parse_param_arguments(*params, source.pipeline));
     for (const std::string& path : emit_aot(source.pipeline, chosen.schedule, *out))
       fmt::print("wrote {}\n", path);
     exit_code = 0;

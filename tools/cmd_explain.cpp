@@ -40,7 +40,7 @@ void add_explain_command(CLI::App& root, int& exit_code) {
   add_schedule_options(*cmd, o->schedule);
   cmd->callback([o, &exit_code] {
     const PipelineSource source = resolve_pipeline(o->target);
-    const ParamValues given = parse_param_arguments(o->params);
+    const ParamValues given = parse_param_arguments(o->params, source.pipeline);
     if (o->lowered) {
       const Schedule schedule = choose_schedule(source, o->schedule, given).schedule;
       fmt::print("{}", explain_lowered(source.pipeline, schedule, o->after));

@@ -4,6 +4,7 @@
 #include "pipeline_source.h"
 #include "schedule_choice.h"
 #include "trapeze/image_io.h"
+#include "usage_error.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -59,10 +60,11 @@ std::string describe_params(const ParamValues& bound) {
 int run(const RunOptions& o) {
   const PipelineSource source = resolve_pipeline(o.target);
   const Pipeline& p = source.pipeline;
-  ParamValues given = parse_param_arguments(o.params);
+  ParamValues given = parse_param_arguments(o.params, p);
   Buffer image;
   if (!o.input.empty()) {
-    if (!source.app) throw Error("--input needs an app; a pipeline file runs on synthetic inputs");
+    if (!source.app)
+      throw UsageError("--input needs an app; a pipeline file runs on synthetic inputs");
     image = read_png(o.input);
     const std::int64_t rows = image.extent(image.dimensions() - 2);
     const std::int64_t cols = image.extent(image.dimensions() - 1);

@@ -26,9 +26,9 @@ void add_schedule_command(CLI::App& root, int& exit_code) {
   add_schedule_options(*cmd, o->schedule, /*with_file=*/false);
   cmd->callback([o, &exit_code] {
     const PipelineSource source = resolve_pipeline(o->target);
-    fmt::print(
-        "{}",
-        choose_schedule(source, o->schedule, parse_param_arguments(o->params)).schedule.to_json());
+    fmt::print("{}", choose_schedule(source, o->schedule,
+                                     parse_param_arguments(o->params, source.pipeline))
+                         .schedule.to_json());
     exit_code = 0;
   });
 }

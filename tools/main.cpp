@@ -1,13 +1,17 @@
 // The trapeze command line: list, run, emit, explain, schedule, bench, machine.
 //
-// Exit codes: 0 success; 1 a trapeze error (bad pipeline, failed check,
-// failed compile); 2 bad command-line arguments (one line on stderr).
+// Exit codes (README.md): 0 success; 1 an error in the pipeline, the
+// schedule or the data (a failed check or compile, out of memory, and a bug in
+// trapeze too); 2 a usage error (an unknown command, app, option or parameter,
+// a malformed value). Nothing else: every exception ends here.
 #include "commands.h"
 #include "trapeze/error.h"
 #include "trapeze/version.h"
+#include "usage_error.h"
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 int main(int argc, char** argv) {
   CLI::App root{"trapeze " TRAPEZE_VERSION_STRING
@@ -34,15 +38,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "trapeze: %s (see 'trapeze --help')\n", e.what());
     return 2;
+  } catch (const trapeze::cli::UsageError& e) {
+    std::fprintf(stderr, "trapeze: %s (see 'trapeze --help')\n", e.what());
+    return 2;
   } catch (const trapeze::Error& e) {
     std::fprintf(stderr, "trapeze: error: %s\n", e.what());
     return 1;
   } catch (const trapeze::InternalError& e) {
     std::fprintf(stderr, "trapeze: %s\n", e.what());
-    return 3;
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "trapeze: error: out of memory (an allocation failed outside the "
+                         "pipeline's own buffers; try smaller parameter values)\n");
+    return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "trapeze: unexpected error: %s\n", e.what());
-    return 3;
+    std::fprintf(stderr, "trapeze: error: %s (an unexpected library error)\n", e.what());
+    return 1;
   }
   return exit_code;
 }

@@ -3,8 +3,13 @@
 
 #include "trapeze/image_io.h"
 #include "trapeze/text_form.h"
+#include "usage_error.h"
+
+#include <fmt/core.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -18,30 +23,64 @@ PipelineSource resolve_pipeline(const std::string& app_or_file) {
   std::string names;
   for (const apps::App& a : apps::all_apps())
     names += (names.empty() ? "" : ", ") + a.name;
-  throw Error("'" + app_or_file + "' is neither an app (" + names + ") nor a pipeline text file");
+  throw UsageError("'" + app_or_file + "' is neither an app (" + names +
+                   ") nor a pipeline text file");
 }
 
-ParamValues parse_param_arguments(const std::vector<std::string>& args) {
+namespace {
+
+std::string parameter_list(const Pipeline& p) {
+  std::string names;
+  for (const ParamInfo& info : p.params())
+    names +=
+        (names.empty() ? "" : ", ") + info.name + " (" + std::string(type_name(info.type)) + ")";
+  return names.empty() ? "it has none" : "its parameters: " + names;
+}
+
+// One --param value for `info`: an integer for int64, any number for a float.
+ParamValue parse_param_value(const ParamInfo& info, const std::string& text) {
+  const std::string what = "--param " + info.name + "=" + text;
+  char* end = nullptr;
+  errno = 0;
+  if (info.type != ScalarType::Int64) {
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0')
+      throw UsageError(what + ": '" + text + "' is not a number");
+    if (errno == ERANGE && std::isinf(v))
+      throw UsageError(what + ": '" + text + "' is out of the float64 range");
+    return ParamValue(v);
+  }
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0')
+    throw UsageError(what + ": parameter " + info.name + " is int64 and '" + text +
+                     "' is not an integer");
+  if (errno == ERANGE)
+    throw UsageError(what + ": " + text + " is out of the int64 range [" +
+                     std::to_string(INT64_MIN) + ", " + std::to_string(INT64_MAX) + "]");
+  if ((info.min && v < *info.min) || (info.max && v > *info.max))
+    throw UsageError(fmt::format("{}: parameter {} is declared in [{}, {}]", what, info.name,
+                                 info.min ? std::to_string(*info.min) : "-inf",
+                                 info.max ? std::to_string(*info.max) : "inf"));
+  return ParamValue(static_cast<std::int64_t>(v));
+}
+
+} // namespace
+
+ParamValues parse_param_arguments(const std::vector<std::string>& args, const Pipeline& p) {
   ParamValues values;
   for (const std::string& arg : args) {
     const auto eq = arg.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
-      throw Error("--param expects NAME=VALUE, got '" + arg + "'");
+      throw UsageError("--param expects NAME=VALUE, got '" + arg + "'");
     const std::string name = arg.substr(0, eq), text = arg.substr(eq + 1);
-    const bool is_float = text.find_first_of(".eEnN") != std::string::npos;
-    char* end = nullptr;
-    errno = 0;
-    if (is_float) {
-      const double v = std::strtod(text.c_str(), &end);
-      if (*end != '\0' || errno != 0)
-        throw Error("--param " + name + ": '" + text + "' is not a number");
-      values[name] = ParamValue(v);
-    } else {
-      const long long v = std::strtoll(text.c_str(), &end, 10);
-      if (*end != '\0' || errno != 0)
-        throw Error("--param " + name + ": '" + text + "' is not an integer");
-      values[name] = ParamValue(static_cast<std::int64_t>(v));
-    }
+    const ParamInfo* info = nullptr;
+    for (const ParamInfo& candidate : p.params())
+      if (candidate.name == name) info = &candidate;
+    if (!info)
+      throw UsageError("--param " + arg + ": pipeline '" + p.name() + "' has no parameter named '" +
+                       name + "' (" + parameter_list(p) + ")");
+    if (values.count(name)) throw UsageError("--param " + name + " is given twice");
+    values[name] = parse_param_value(*info, text);
   }
   return values;
 }

@@ -4,6 +4,7 @@
 #include "trapeze/autotune.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
+#include "usage_error.h"
 
 #include <atomic>
 #include <csignal>
@@ -192,13 +193,13 @@ ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoic
     chosen.label = choice.file;
   } else if (choice.scheduler == "manual") {
     if (!source.app)
-      throw Error("--scheduler manual needs an app; for a pipeline file use --scheduler dp or "
-                  "--schedule FILE.json (start from 'trapeze schedule " +
-                  source.label + "')");
+      throw UsageError("--scheduler manual needs an app; for a pipeline file use --scheduler dp or "
+                       "--schedule FILE.json (start from 'trapeze schedule " +
+                       source.label + "')");
     if (!source.app->manual_schedule)
-      throw Error("app " + source.app->name +
-                  " has no hand-written schedule yet; use --scheduler dp or --schedule "
-                  "FILE.json");
+      throw UsageError("app " + source.app->name +
+                       " has no hand-written schedule yet; use --scheduler dp or --schedule "
+                       "FILE.json");
     chosen.schedule = source.app->manual_schedule(source.pipeline);
     chosen.label = "manual";
   } else if (choice.scheduler == "autotune") {

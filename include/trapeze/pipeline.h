@@ -19,7 +19,9 @@ struct ParamValue {
   ParamValue() = default;
   ParamValue(int v) : is_float(false), i(v), f(v) {}
   ParamValue(std::int64_t v) : is_float(false), i(v), f(static_cast<double>(v)) {}
-  ParamValue(double v) : is_float(true), i(static_cast<std::int64_t>(v)), f(v) {}
+  // i is v truncated where int64 holds it, else 0 (the cast would be undefined).
+  ParamValue(double v)
+      : is_float(true), i(v > -9.3e18 && v < 9.3e18 ? static_cast<std::int64_t>(v) : 0), f(v) {}
   bool is_float = false;
   std::int64_t i = 0;
   double f = 0;

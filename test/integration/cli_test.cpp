@@ -58,16 +58,19 @@ TEST_F(Cli, EveryCommandHasHelp) {
 TEST_F(Cli, BadArgumentsGiveOneLineAndExitCode2) {
   for (const char* args :
        {"", "frobnicate", "run", "run blur --reps 0", "run blur --threads x", "emit blur",
-        "explain blur --nope", "run blur --scheduler fancy", "schedule blur --schedule s.json"}) {
+        "explain blur --nope", "run blur --scheduler fancy", "schedule blur --schedule s.json",
+        "run nosuch", "bench nosuch", "bench blur --peers tvm", "run blur --param Q=1",
+        "run blur --param R=1.5", "run blur --param R=99999999999999999999",
+        "run blur --param R=8 --param R=9", "explain blur --param R", "run blur --param =3"}) {
     const CliResult r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
 }
 
-TEST_F(Cli, UnknownPipelineIsAnError) {
+TEST_F(Cli, UnknownPipelineIsAUsageError) {
   const CliResult r = run("run nosuch");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("'nosuch' is neither an app (blur, unsharp, harris, "));
 }
 
@@ -277,7 +280,7 @@ TEST_F(Cli, ManualSchedulerNeedsAnApp) {
   const fs::path file = dir_ / "blur.tz";
   std::ofstream(file) << ir.out;
   r = run("schedule " + file.string() + " --scheduler manual");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--scheduler manual needs an app"));
   r = run("schedule " + file.string() + " --scheduler naive");
   EXPECT_EQ(r.exit_code, 0) << r.err;
