@@ -1,5 +1,6 @@
 // MachineModel: the machine a schedule is made for, read off this one
 // (sysfs, else cpuid) or from JSON.
+#include "frontend/strict_json.h"
 #include "trapeze/autoschedule.h"
 #include "trapeze/error.h"
 
@@ -208,12 +209,7 @@ std::string MachineModel::to_json() const {
 
 MachineModel MachineModel::from_json(const std::string& text, const MachineModel& base,
                                      const std::string& what) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(what + ": not valid JSON: " + e.what());
-  }
+  const json doc = frontend::parse_strict_json(text, what);
   if (!doc.is_object()) throw Error(what + ": expected a JSON object, got " + doc.dump());
   static const char* const fields[] = {
       "cores", "l1_bytes", "l2_bytes", "l3_bytes", "cache_line_bytes", "vector_bytes", "source"};

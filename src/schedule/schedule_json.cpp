@@ -1,6 +1,7 @@
 // A schedule as JSON (docs/schedule.md): printing, and strict loading. Loading
 // rejects unknown fields (a typo must not be silently ignored) and names the
 // JSON path of anything malformed.
+#include "frontend/strict_json.h"
 #include "trapeze/error.h"
 #include "trapeze/schedule.h"
 
@@ -35,6 +36,20 @@ std::string strings(const std::vector<std::string>& values) {
   return s + "]";
 }
 
+// Tile sizes beyond 2^30 are no use (no domain is that long in 32-bit index
+// code) and would overflow the tile arithmetic of the generated code.
+constexpr std::int64_t max_tile_size = std::int64_t{1} << 30;
+
+// Whether `v` is an integer in [lo, hi] (a JSON integer may be unsigned and
+// beyond int64, so the type is checked before the value).
+bool integer_in(const json& v, std::int64_t lo, std::int64_t hi) {
+  if (v.is_number_unsigned()) {
+    const std::uint64_t u = v.get<std::uint64_t>();
+    return hi >= 0 && u <= static_cast<std::uint64_t>(hi) && static_cast<std::int64_t>(u) >= lo;
+  }
+  return v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
+}
+
 // Reads one JSON document; `source` ("schedule.json", "schedule JSON")
 // prefixes every message.
 class Reader {
@@ -42,12 +57,7 @@ public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
   Schedule read(const std::string& text) const {
-    json doc;
-    try {
-      doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-      throw Error(source_ + ": not valid JSON: " + e.what());
-    }
+    const json doc = frontend::parse_strict_json(text, source_);
     expect_object(doc, "", {"version", "groups", "storage"});
     if (doc.contains("version")) {
       const json& v = doc["version"];
@@ -98,8 +108,8 @@ private:
       g.inner_tile_sizes = read_sizes(j["inner_tile_sizes"], path + ".inner_tile_sizes");
     if (j.contains("parallel_tile_dims")) {
       const json& v = j["parallel_tile_dims"];
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 64)
-        fail(path + ".parallel_tile_dims", "expected a non-negative integer", v);
+      if (!integer_in(v, 0, 64))
+        fail(path + ".parallel_tile_dims", "expected an integer from 0 to 64", v);
       g.parallel_tile_dims = v.get<int>();
     }
     if (j.contains("parallel_schedule")) {
@@ -140,12 +150,9 @@ private:
     std::vector<std::int64_t> out;
     for (std::size_t i = 0; i < j.size(); ++i) {
       const json& v = j[i];
-      const bool fits = v.is_number_integer() &&
-                        (!v.is_number_unsigned() ||
-                         v.get<std::uint64_t>() <=
-                             static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
-      if (!fits || v.get<std::int64_t>() <= 0)
-        fail(path + "[" + std::to_string(i) + "]", "expected a positive integer", v);
+      if (!integer_in(v, 1, max_tile_size))
+        fail(path + "[" + std::to_string(i) + "]",
+             "expected a positive integer (at most " + std::to_string(max_tile_size) + ")", v);
       out.push_back(v.get<std::int64_t>());
     }
     return out;

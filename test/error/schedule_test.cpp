@@ -222,13 +222,14 @@ TEST(ScheduleJsonErrors, WrongTypes) {
   EXPECT_TRAPEZE_ERROR(
       Schedule::from_json(
           R"({"groups": [{"stages": ["a"]}, {"stages": ["b"], "tile_sizes": ["8", 512]}]})"),
-      "schedule JSON: groups[1].tile_sizes[0]: expected a positive integer, got \"8\"");
+      "schedule JSON: groups[1].tile_sizes[0]: expected a positive integer (at most 1073741824), "
+      "got \"8\"");
   EXPECT_TRAPEZE_ERROR(
       Schedule::from_json(R"({"groups": [{"stages": ["a"], "tile_sizes": [8, 0]}]})"),
-      "groups[0].tile_sizes[1]: expected a positive integer, got 0");
+      "groups[0].tile_sizes[1]: expected a positive integer (at most 1073741824), got 0");
   EXPECT_TRAPEZE_ERROR(
       Schedule::from_json(R"({"groups": [{"stages": ["a"], "inner_tile_sizes": [2.5]}]})"),
-      "groups[0].inner_tile_sizes[0]: expected a positive integer, got 2.5");
+      "groups[0].inner_tile_sizes[0]: expected a positive integer (at most 1073741824), got 2.5");
   EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"groups": [{"stages": ["a"], "vectorize": 1}]})"),
                        "groups[0].vectorize: expected true or false, got 1");
   EXPECT_TRAPEZE_ERROR(
@@ -240,7 +241,15 @@ TEST(ScheduleJsonErrors, WrongTypes) {
       "\"guided\"");
   EXPECT_TRAPEZE_ERROR(
       Schedule::from_json(R"({"groups": [{"stages": ["a"], "parallel_tile_dims": -1}]})"),
-      "groups[0].parallel_tile_dims: expected a non-negative integer, got -1");
+      "groups[0].parallel_tile_dims: expected an integer from 0 to 64, got -1");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [{"stages": ["a"], "parallel_tile_dims": 99}]})"),
+      "groups[0].parallel_tile_dims: expected an integer from 0 to 64, got 99");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(
+          R"({"groups": [{"stages": ["a"], "tile_sizes": [18446744073709551615]}]})"),
+      "groups[0].tile_sizes[0]: expected a positive integer (at most 1073741824), got "
+      "18446744073709551615");
   EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"groups": [{"stages": "a"}]})"),
                        "groups[0].stages: expected an array of stage names, got \"a\"");
   EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"groups": [{"stages": ["a", 3]}]})"),
@@ -253,6 +262,29 @@ TEST(ScheduleJsonErrors, WrongTypes) {
   EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"version": 2, "groups": []})"),
                        "schedule JSON: version: expected 1, got 2");
   EXPECT_TRAPEZE_ERROR(Schedule::from_json("[1, 2]"), "schedule JSON: expected an object");
+}
+
+TEST(ScheduleJsonErrors, DuplicateKeys) {
+  EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"groups": [], "groups": []})"),
+                       "schedule JSON: the key \"groups\" appears twice in the top-level object");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(
+          R"({"groups": [{"stages": ["a"]}, {"stages": ["b"], "vectorize": true, "vectorize": false}]})"),
+      "the key \"vectorize\" appears twice in the object at groups[1]");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [], "storage": {"a": "full", "a": "inline"}})"),
+      "the key \"a\" appears twice in the object at storage");
+  // The same key in two objects is fine.
+  EXPECT_NO_THROW(Schedule::from_json(R"({"groups": [{"stages": ["a"]}, {"stages": ["b"]}]})"));
+}
+
+TEST(ScheduleJsonErrors, DeepNesting) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_TRAPEZE_ERROR(Schedule::from_json(deep), "schedule JSON: ", "nests deeper than 16 levels");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(
+          R"({"groups": [{"stages": ["a"], "tile_sizes": [[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}]})"),
+      "groups[0].tile_sizes[0][0]", "nests deeper than 16 levels");
 }
 
 TEST(ScheduleJsonErrors, UnknownField) {
@@ -285,8 +317,8 @@ TEST(ScheduleJsonErrors, FileErrorsNameTheFile) {
     out << R"({"groups": [{"stages": ["a"], "tile_sizes": [8, "8"]}]})";
   }
   EXPECT_TRAPEZE_ERROR(Schedule::load(path.string()),
-                       path.string() + ": groups[0].tile_sizes[1]: expected a positive integer, "
-                                       "got \"8\"");
+                       path.string() + ": groups[0].tile_sizes[1]: expected a positive integer "
+                                       "(at most 1073741824), got \"8\"");
   std::filesystem::remove(path);
 }
 
