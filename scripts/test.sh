@@ -25,5 +25,5 @@ ctest --test-dir build --output-on-failure -j "$jobs" -LE slow
 TRAPEZE_TARGET=library_tests scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   -DTRAPEZE_PEERS=OFF "-DTRAPEZE_TEST_JIT_CACHE=$PWD/build/test-jit-cache"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|error|correctness'

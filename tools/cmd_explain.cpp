@@ -49,6 +49,7 @@ void add_explain_command(CLI::App& root, int& exit_code) {
     } else {
       const Pipeline& p = source.pipeline;
       const ParamValues bound = p.bind(given);
+      check_sizes(p, bound);
       // The schedule section only when one was asked for: the analysis alone by default.
       std::optional<ChosenSchedule> chosen;
       std::optional<AutoScheduleReport> report;

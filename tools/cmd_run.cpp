@@ -74,6 +74,7 @@ int run(const RunOptions& o) {
     given = sized;
   }
   const ParamValues bound = p.bind(given);
+  check_sizes(p, bound); // before inputs of these sizes are made
   const ChosenSchedule chosen = choose_schedule(source, o.schedule, given);
   const BufferMap inputs =
       image.defined() ? source.app->inputs_from_image(p, bound, image) : make_inputs(source, bound);

@@ -148,6 +148,7 @@ Schedule autotuned(const PipelineSource& source, const ScheduleChoice& choice,
                    const ParamValues& estimates) {
   const Pipeline& p = source.pipeline;
   const ParamValues bound = p.bind(estimates);
+  check_sizes(p, bound);
   AutotuneOptions o;
   o.compile.scheduling = autoschedule_options(choice, SchedulerKind::Greedy, estimates);
   if (!choice.autotune_sizes.empty()) o.tile_sizes = choice.autotune_sizes;

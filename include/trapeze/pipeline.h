@@ -93,6 +93,17 @@ private:
 /// the expression refers to a variable.
 std::int64_t evaluate_int(const Expr& e, const ParamValues& params, std::string_view what = {});
 
+/// The largest magnitude of an index: every domain bound and input extent
+/// lies in [-max_index, max_index]. The generated code counts its loops in 32
+/// bits, and the margin to 2^31 covers the offsets and tile arithmetic around
+/// a bound; a run with parameter values beyond it is an error, never a loop
+/// that wraps (docs/dsl.md, "Sizes").
+constexpr std::int64_t max_index = std::int64_t{1} << 30;
+
+/// The largest buffer, in bytes, whose size trapeze computes: beyond it a byte
+/// count could overflow int64, so it is an error before anything is allocated.
+constexpr std::int64_t max_buffer_bytes = std::int64_t{1} << 56;
+
 /// A box of concrete inclusive bounds, one [lo, hi] per dimension.
 struct Box {
   std::vector<std::int64_t> lo, hi;

@@ -20,6 +20,14 @@ namespace trapeze {
 /// Buffers by input or output name.
 using BufferMap = std::map<std::string, Buffer>;
 
+/// Checks that the bound parameter values give every input, stage and
+/// reduction a non-empty domain within +-max_index whose whole box fits in
+/// max_buffer_bytes, evaluating every bound without overflow. Every run,
+/// allocate_outputs and the interpreter check this first; call it before
+/// making inputs of the pipeline's sizes. Throws trapeze::Error naming the
+/// input or stage, the dimension, the bounds and the parameter values.
+void check_sizes(const Pipeline& p, const ParamValues& bound);
+
 /// The buffer an output stage is written to: its extents are those of the
 /// stage's domain, and element (i0, i1, ...) holds the point (lo0+i0, lo1+i1, ...).
 Buffer allocate_output(const Pipeline& p, const ir::Function& output, const ParamValues& bound);

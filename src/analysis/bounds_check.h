@@ -12,7 +12,7 @@ namespace trapeze::analysis {
 /// initial value over the domain and its updates (values and the reads inside
 /// target indices) over the reduction domain. Data-dependent indices and
 /// update targets are clamped, so they are not checked. Also checks that every
-/// domain is non-empty (check_domains_nonempty). Throws trapeze::Error naming
+/// domain is non-empty (check_domains). Throws trapeze::Error naming
 /// the consumer, the access, the region, the index range it needs, the
 /// producer's domain and the offending dimension.
 void check_access_bounds(const Pipeline& p, const ParamValues& bound);

@@ -1,7 +1,11 @@
-// Run-time check that every domain of a pipeline is non-empty.
+// Run-time check that every domain of a pipeline is non-empty and of a size
+// the generated code and the runtime can hold.
 #include "analysis/domain_check.h"
 
 #include "analysis/region_text.h"
+#include "trapeze/ir_visitor.h"
+
+#include <fmt/core.h>
 
 namespace trapeze::analysis {
 
@@ -26,9 +30,52 @@ std::string empty_dimensions(const std::vector<std::string>& names, const Box& b
   return s;
 }
 
+// The first dimension of `box` with a bound beyond +-max_index, or -1.
+int dimension_beyond_index_range(const Box& box) {
+  for (int d = 0; d < box.dimensions(); ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (box.lo[u] < -max_index || box.hi[u] > max_index) return d;
+  }
+  return -1;
+}
+
+// The bytes of `box` (non-empty, within the index range) of `type`, or -1
+// if they exceed max_buffer_bytes.
+std::int64_t box_bytes(const Box& box, ScalarType type) {
+  std::int64_t bytes = byte_size(type);
+  for (int d = 0; d < box.dimensions(); ++d)
+    if (__builtin_mul_overflow(bytes, box.extent(d), &bytes) || bytes > max_buffer_bytes) return -1;
+  return bytes;
+}
+
+// "4 x 2305843009213693952": the extents of a box, multiplied out in words.
+std::string points_text(const Box& box) {
+  std::string s;
+  for (int d = 0; d < box.dimensions(); ++d)
+    s += (d ? " x " : "") + std::to_string(box.extent(d));
+  return s;
+}
+
+std::string index_range_text() { return fmt::format("[{}, {}]", -max_index, max_index); }
+
+void check_stage_size(const Function& f, const Box& box, const ParamValues& bound) {
+  if (const int d = dimension_beyond_index_range(box); d >= 0)
+    throw Error("stage " + f.describe() + " has domain " + box.str() +
+                for_params_text(bound_exprs(f.domain()), bound) + ": dimension " +
+                f.vars()[static_cast<std::size_t>(d)] + " leaves the index range " +
+                index_range_text() +
+                " (the generated code counts in 32 bits). Check the parameter values.");
+  if (box_bytes(box, f.type()) < 0)
+    throw Error(fmt::format("stage {} has domain {}{}: its {} points of {} make more than {} "
+                            "bytes, more than any buffer can hold. Check the parameter values.",
+                            f.describe(), box.str(),
+                            for_params_text(bound_exprs(f.domain()), bound), points_text(box),
+                            type_name(f.type()), max_buffer_bytes));
+}
+
 void check_stage_domain(const Function& f, const ParamValues& bound) {
   const Box box = concrete_domain(f, bound);
-  if (!box.empty()) return;
+  if (!box.empty()) return check_stage_size(f, box, bound);
   throw Error("empty domain: stage " + f.describe() + " has domain " + box.str() +
               for_params_text(bound_exprs(f.domain()), bound) + " (dimension " +
               empty_dimensions(f.vars(), box) +
@@ -43,7 +90,15 @@ void check_reduction_domain(const Function& f, const ParamValues& bound) {
     box.lo.push_back(evaluate_int(i.lo, bound, what));
     box.hi.push_back(evaluate_int(i.hi, bound, what));
   }
-  if (!box.empty()) return;
+  if (!box.empty()) {
+    if (const int d = dimension_beyond_index_range(box); d >= 0)
+      throw Error("stage " + f.describe() + " has reduction domain " + region_text(r.rvars, box) +
+                  for_params_text(bound_exprs(r.rdom), bound) + ": " +
+                  r.rvars[static_cast<std::size_t>(d)] + " leaves the index range " +
+                  index_range_text() +
+                  " (the generated code counts in 32 bits). Check the parameter values.");
+    return;
+  }
   throw Error("empty reduction domain: stage " + f.describe() + " has reduction domain " +
               region_text(r.rvars, box) + for_params_text(bound_exprs(r.rdom), bound) + " (" +
               empty_dimensions(r.rvars, box) +
@@ -52,18 +107,30 @@ void check_reduction_domain(const Function& f, const ParamValues& bound) {
 
 void check_input_extents(const InputImage& image, const ParamValues& bound) {
   const Box box = concrete_domain(image, bound);
-  if (!box.empty()) return;
-  std::string extents;
-  for (int d = 0; d < box.dimensions(); ++d)
-    extents += (d ? " x " : "") + std::to_string(box.extent(d));
-  throw Error("empty input: input " + image.describe() + " has extents " + extents +
-              for_params_text(image.extents(), bound) +
-              "; every extent must be at least 1. Check the parameter values.");
+  std::string declared_extents, extents;
+  for (int d = 0; d < box.dimensions(); ++d) {
+    declared_extents += "[" + to_string(image.extents()[static_cast<std::size_t>(d)]) + "]";
+    extents += "[" + std::to_string(box.extent(d)) + "]";
+  }
+  const std::string declared = "input " + image.describe() + " " +
+                               std::string(type_name(image.type())) + declared_extents +
+                               " has extents " + extents + for_params_text(image.extents(), bound);
+  if (box.empty())
+    throw Error("empty input: " + declared +
+                "; every extent must be at least 1. Check the parameter values.");
+  if (const int d = dimension_beyond_index_range(box); d >= 0)
+    throw Error(fmt::format("{}: extent {} is beyond {} (the generated code counts in 32 bits). "
+                            "Check the parameter values.",
+                            declared, d, max_index));
+  if (box_bytes(box, image.type()) < 0)
+    throw Error(fmt::format("{}: its {} points of {} make more than {} bytes, more than any "
+                            "buffer can hold. Check the parameter values.",
+                            declared, points_text(box), type_name(image.type()), max_buffer_bytes));
 }
 
 } // namespace
 
-void check_domains_nonempty(const Pipeline& p, const ParamValues& bound) {
+void check_domains(const Pipeline& p, const ParamValues& bound) {
   for (const InputImagePtr& image : p.inputs())
     check_input_extents(*image, bound);
   for (const FunctionPtr& f : p.stages()) {

@@ -5,6 +5,7 @@
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <set>
 
@@ -220,12 +221,44 @@ ParamValues Pipeline::bind(const ParamValues& given) const {
 
 namespace {
 
+// Thrown by the checked arithmetic below; evaluate_int turns it into an
+// Error naming the whole expression and its parameters.
+struct Int64Overflow {};
+
+std::int64_t add(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw Int64Overflow{};
+  return r;
+}
+std::int64_t sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) throw Int64Overflow{};
+  return r;
+}
+std::int64_t mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw Int64Overflow{};
+  return r;
+}
+
+// Division and modulo as the DSL defines them (docs/dsl.md): by zero gives
+// 0; INT64_MIN / -1 does not fit, so it is an overflow here.
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   if (b == 0) return 0;
+  if (b == -1) return sub(0, a);
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  return a - floor_div(a, b) * b;
+}
+std::int64_t trunc_div(std::int64_t a, std::int64_t b) {
+  if (b == 0) return 0;
+  return b == -1 ? sub(0, a) : a / b;
+}
+std::int64_t trunc_mod(std::int64_t a, std::int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
 
 std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view what) {
   const auto context = [&] { return what.empty() ? std::string() : " in " + std::string(what); };
@@ -241,8 +274,8 @@ std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view
   }
   if (const auto* u = e.as<Unary>()) {
     const std::int64_t v = eval_int(u->value, params, what);
-    if (u->op == UnaryOp::Neg) return -v;
-    if (u->op == UnaryOp::Abs) return v < 0 ? -v : v;
+    if (u->op == UnaryOp::Neg) return sub(0, v);
+    if (u->op == UnaryOp::Abs) return v < 0 ? sub(0, v) : v;
     if (u->op == UnaryOp::Not) return !v;
   }
   if (const auto* s = e.as<Select>()) {
@@ -252,13 +285,13 @@ std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view
   if (const auto* b = e.as<Binary>(); b && is_integer(b->a.type())) {
     const std::int64_t x = eval_int(b->a, params, what), y = eval_int(b->b, params, what);
     switch (b->op) {
-    case BinaryOp::Add: return x + y;
-    case BinaryOp::Sub: return x - y;
-    case BinaryOp::Mul: return x * y;
+    case BinaryOp::Add: return add(x, y);
+    case BinaryOp::Sub: return sub(x, y);
+    case BinaryOp::Mul: return mul(x, y);
     case BinaryOp::Div: return floor_div(x, y);
-    case BinaryOp::Mod: return y == 0 ? 0 : x - floor_div(x, y) * y;
-    case BinaryOp::TruncDiv: return y == 0 ? 0 : x / y;
-    case BinaryOp::TruncMod: return y == 0 ? 0 : x % y;
+    case BinaryOp::Mod: return floor_mod(x, y);
+    case BinaryOp::TruncDiv: return trunc_div(x, y);
+    case BinaryOp::TruncMod: return trunc_mod(x, y);
     case BinaryOp::Min: return std::min(x, y);
     case BinaryOp::Max: return std::max(x, y);
     case BinaryOp::EQ: return x == y;
@@ -276,10 +309,43 @@ std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view
               ": expected an integer expression of parameters and constants");
 }
 
+// "N=9223372036854775807, R=3": the parameters `e` reads, with their values.
+std::string bindings_text(const Expr& e, const ParamValues& params) {
+  std::vector<std::string> names;
+  const std::function<void(const Expr&)> visit = [&](const Expr& x) {
+    if (const auto* p = x.as<ParamRef>()) {
+      if (std::find(names.begin(), names.end(), p->name) == names.end()) names.push_back(p->name);
+    } else if (const auto* c = x.as<Cast>()) {
+      visit(c->value);
+    } else if (const auto* u = x.as<Unary>()) {
+      visit(u->value);
+    } else if (const auto* s = x.as<Select>()) {
+      visit(s->cond), visit(s->if_true), visit(s->if_false);
+    } else if (const auto* b = x.as<Binary>()) {
+      visit(b->a), visit(b->b);
+    }
+  };
+  visit(e);
+  std::string s;
+  for (const std::string& n : names) {
+    const auto it = params.find(n);
+    if (it != params.end()) s += (s.empty() ? "" : ", ") + n + "=" + std::to_string(it->second.i);
+  }
+  return s;
+}
+
 } // namespace
 
 std::int64_t evaluate_int(const Expr& e, const ParamValues& params, std::string_view what) {
-  return eval_int(e, params, what);
+  try {
+    return eval_int(e, params, what);
+  } catch (const Int64Overflow&) {
+    const std::string bindings = bindings_text(e, params);
+    throw Error("integer overflow: " + to_string(e) +
+                (what.empty() ? std::string() : " (" + std::string(what) + ")") +
+                " does not fit in int64" + (bindings.empty() ? "" : " for " + bindings) +
+                ". Check the parameter values.");
+  }
 }
 
 bool Box::empty() const {
@@ -299,7 +365,8 @@ Box concrete_domain(const Function& f, const ParamValues& params) {
   Box b;
   for (int d = 0; d < f.dimensions(); ++d) {
     const Interval& i = f.domain()[static_cast<std::size_t>(d)];
-    const std::string what = "the domain of stage " + f.describe();
+    const std::string what = "dimension " + f.vars()[static_cast<std::size_t>(d)] +
+                             " of the domain of stage " + f.describe();
     b.lo.push_back(evaluate_int(i.lo, params, what));
     b.hi.push_back(evaluate_int(i.hi, params, what));
   }
@@ -308,9 +375,12 @@ Box concrete_domain(const Function& f, const ParamValues& params) {
 
 Box concrete_domain(const InputImage& image, const ParamValues& params) {
   Box b;
-  for (const Expr& e : image.extents()) {
+  for (std::size_t d = 0; d < image.extents().size(); ++d) {
+    const std::int64_t extent =
+        evaluate_int(image.extents()[d], params,
+                     "extent " + std::to_string(d) + " of input " + image.describe());
     b.lo.push_back(0);
-    b.hi.push_back(evaluate_int(e, params, "the extents of input " + image.describe()) - 1);
+    b.hi.push_back(extent == INT64_MIN ? INT64_MIN : extent - 1); // negative: reported as empty
   }
   return b;
 }

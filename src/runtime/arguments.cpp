@@ -2,7 +2,9 @@
 #include "trapeze/runtime.h"
 
 #include "analysis/bounds_check.h"
+#include "analysis/domain_check.h"
 #include "analysis/region_text.h"
+#include "runtime/stage_buffer.h"
 
 #include <algorithm>
 
@@ -80,10 +82,23 @@ Buffer allocate_output(const Pipeline& p, const Function& output, const ParamVal
     throw Error("empty domain: output stage " + output.describe() + " has domain " + box.str() +
                 analysis::for_params_text(domain_exprs(output), bound) +
                 ". Check the parameter values, or the stage's domain bounds.");
-  return Buffer(output.type(), extents_of(box));
+  return allocate_stage_buffer(output, box);
+}
+
+Buffer allocate_stage_buffer(const Function& f, const Box& box) {
+  try {
+    return Buffer(f.type(), extents_of(box));
+  } catch (const Error& e) {
+    throw Error("stage " + f.describe() + " on " + box.str() + ": " + e.what());
+  }
+}
+
+void check_sizes(const Pipeline& p, const ParamValues& bound) {
+  analysis::check_domains(p, p.bind(bound));
 }
 
 BufferMap allocate_outputs(const Pipeline& p, const ParamValues& bound) {
+  check_sizes(p, bound);
   BufferMap out;
   for (const FunctionPtr& f : p.outputs())
     out[f->name()] = allocate_output(p, *f, bound);

@@ -2,6 +2,7 @@
 #include "trapeze/buffer.h"
 
 #include "trapeze/error.h"
+#include "trapeze/pipeline.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -10,14 +11,21 @@ namespace trapeze {
 
 Buffer::Buffer(ScalarType type, std::vector<std::int64_t> extents)
     : type_(type), extents_(std::move(extents)) {
-  for (std::size_t d = 0; d < extents_.size(); ++d)
+  std::int64_t bytes = byte_size(type_);
+  for (std::size_t d = 0; d < extents_.size(); ++d) {
     if (extents_[d] < 0)
       throw Error("buffer dimension " + std::to_string(d) + " has negative extent " +
                   std::to_string(extents_[d]));
+    if (__builtin_mul_overflow(bytes, extents_[d], &bytes) || bytes > max_buffer_bytes)
+      throw Error("a buffer " + describe() + " would be larger than " +
+                  std::to_string(max_buffer_bytes) + " bytes");
+  }
   // 64-byte alignment lets generated code use aligned vector loads.
-  const std::size_t n = (bytes() + 63) / 64 * 64;
+  const auto n = static_cast<std::size_t>((bytes + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
-  if (!p) throw Error("cannot allocate a buffer of " + std::to_string(n) + " bytes");
+  if (!p)
+    throw Error("out of memory: cannot allocate " + std::to_string(n) + " bytes for a buffer " +
+                describe());
   std::memset(p, 0, n == 0 ? 64 : n);
   storage_ =
       std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });

@@ -7,8 +7,8 @@
 // so the result does not depend on the number of threads).
 #include "trapeze/runtime.h"
 
-#include "analysis/domain_check.h"
 #include "runtime/row_program.h"
+#include "runtime/stage_buffer.h"
 
 #include <algorithm>
 #include <exception>
@@ -344,8 +344,7 @@ std::map<const Function*, std::size_t> last_uses(const Pipeline& p) {
 
 BufferMap interpret(const Pipeline& p, const ParamValues& params, const BufferMap& inputs) {
   const ParamValues bound = p.bind(params);
-  analysis::check_domains_nonempty(p, bound);
-  BufferMap outputs = allocate_outputs(p, bound);
+  BufferMap outputs = allocate_outputs(p, bound); // checks the sizes first
   check_arguments(p, bound, inputs, outputs);
 
   Arrays arrays;
@@ -357,10 +356,7 @@ BufferMap interpret(const Pipeline& p, const ParamValues& params, const BufferMa
   for (std::size_t i = 0; i < p.stages().size(); ++i) {
     const Function& f = *p.stages()[i];
     const Box box = concrete_domain(f, bound);
-    std::vector<std::int64_t> extents;
-    for (int d = 0; d < box.dimensions(); ++d)
-      extents.push_back(box.extent(d));
-    Buffer buffer = p.is_output(f) ? outputs.at(f.name()) : Buffer(f.type(), extents);
+    Buffer buffer = p.is_output(f) ? outputs.at(f.name()) : allocate_stage_buffer(f, box);
     const Definition& def = f.definition();
     if (def.reduction) {
       evaluate_cases(f, {}, def.reduction->init, box, bound, arrays, buffer.raw());

@@ -15,6 +15,7 @@ namespace {
 
 using testing::AllOf;
 using testing::HasSubstr;
+using testing::Not;
 
 // The message of the trapeze::Error that `fn` throws ("" if none).
 std::string error_of(const std::function<void()>& fn) {
@@ -208,7 +209,72 @@ TEST(Arguments, EmptyInputExtent) {
   const std::string msg = error_of([&] {
     (void)interpret(Pipeline({f}), {{"N", 0}}, {{"in", Buffer(ScalarType::Int32, {0})}});
   });
-  EXPECT_THAT(msg, AllOf(HasSubstr("empty input: input 'in'"), HasSubstr("has extents 0 for N=0")));
+  EXPECT_THAT(msg, AllOf(HasSubstr("empty input: input 'in'"),
+                         HasSubstr("int32[N] has extents [0] for N=0")));
+}
+
+// Sizes are checked before anything is allocated or run (issue 13): a
+// negative extent names the input's declaration, a bound beyond the index
+// range names the stage and dimension, and an overflow names the expression.
+TEST(Arguments, SizesAreCheckedBeforeAnythingRuns) {
+  Param R("R"), N("N");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {Expr(R) - 100});
+  Func a("a", ScalarType::Float32, {x}, {{0, Expr(R) - 101}});
+  a.define(img(x));
+  const Pipeline p({a});
+  EXPECT_THAT(error_of([&] {
+                check_sizes(p, {{"R", 32}});
+              }),
+              AllOf(HasSubstr("input 'img'"), HasSubstr("float32[R - 100] has extents [-68]"),
+                    HasSubstr("for R=32")));
+  EXPECT_THAT(error_of([&] {
+                (void)interpret(p, {{"R", 32}}, {});
+              }),
+              HasSubstr("float32[R - 100] has extents [-68]"));
+  EXPECT_THAT(error_of([&] {
+                check_sizes(p, {{"R", INT64_MIN}});
+              }),
+              AllOf(HasSubstr("integer overflow: R - 100"), HasSubstr("for R=-9223372036854775808"),
+                    Not(HasSubstr("integer overflow: R - 101"))));
+  EXPECT_THAT(error_of([&] {
+                check_sizes(p, {{"R", std::int64_t{1} << 40}});
+              }),
+              AllOf(HasSubstr("input 'img'"), HasSubstr("extent 0 is beyond 1073741824")));
+
+  // 11 points near 2^31: the generated code's 32-bit loops would wrap.
+  Func far("far", ScalarType::Float32, {x}, {{N, Expr(N) + 10}});
+  far.define(cast<float>(x));
+  EXPECT_THAT(error_of([&] {
+                (void)allocate_outputs(Pipeline({far}), {{"N", 2147483640}});
+              }),
+              AllOf(HasSubstr("stage 'far'"), HasSubstr("has domain [2147483640, 2147483650]"),
+                    HasSubstr("for N=2147483640"),
+                    HasSubstr("dimension x leaves the index range "
+                              "[-1073741824, 1073741824]")));
+  // Each extent in range, the whole box beyond any buffer.
+  Var z("z"), w("w");
+  Func big("big", ScalarType::Float64, {x, y, z, w}, {{0, N}, {0, N}, {0, N}, {0, N}});
+  big.define(cast<double>(x));
+  EXPECT_THAT(error_of([&] {
+                check_sizes(Pipeline({big}), {{"N", 1 << 20}});
+              }),
+              AllOf(HasSubstr("stage 'big'"), HasSubstr("1048577 x 1048577 x 1048577 x 1048577"),
+                    HasSubstr("float64 make more than 72057594037927936 bytes")));
+}
+
+TEST(Arguments, AllocationFailuresNameTheStage) {
+  Param N("N");
+  Var x("x"), y("y");
+  Func huge("huge", ScalarType::Float32, {x, y}, {{0, N}, {0, N}});
+  huge.define(cast<float>(x));
+  // 4 PiB: within the limits, beyond any machine's address space (so even
+  // with overcommit nothing is mapped).
+  EXPECT_THAT(error_of([&] {
+                (void)allocate_outputs(Pipeline({huge}), {{"N", 1 << 25}});
+              }),
+              AllOf(HasSubstr("stage 'huge'"), HasSubstr("on [0, 33554432] x [0, 33554432]"),
+                    HasSubstr("out of memory: cannot allocate 4503599895806016 bytes")));
 }
 
 } // namespace
