@@ -50,17 +50,37 @@ struct BufferMismatch {
   std::vector<std::int64_t> index; ///< buffer index of the first differing element
   double expected = 0, actual = 0;
   std::int64_t count = 0; ///< number of differing elements
-  double max_error = 0;   ///< largest |actual - expected| / max(1, |expected|)
+  double max_error = 0;   ///< largest error, relative to the buffer's largest magnitude
   /// "element [1][20][33]: expected 0.5, got 0.49 (3 elements differ, largest error 0.02)".
   std::string str() const;
 };
 
-/// Compares two buffers of the same type and extents: integer types exactly,
-/// float types with |actual - expected| <= tolerance * max(1, |expected|)
-/// (NaN equals NaN). nullopt if they agree. Throws trapeze::Error if the
-/// types or extents differ.
+/// Compares two buffers of the same type and extents. Integers compare
+/// exactly. Floats with tolerance 0 compare bit for bit, except that every
+/// NaN equals every NaN (and +0 equals -0); with a tolerance > 0, each value
+/// within tolerance * the largest |expected| of the buffer (the error bound of
+/// a float reduction, whose rounding scales with the magnitudes it adds), equal
+/// infinities equal. nullopt if they agree. Throws trapeze::Error if the types
+/// or extents differ.
 std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buffer& actual,
                                               double tolerance);
+
+/// The tolerance that compare_buffers must use for `output` of `p` compiled
+/// with the JIT's default flags: 0 (bit for bit) unless a float reduction
+/// (whose additions a parallel schedule reorders) or an inexact library
+/// function (exp, log, sin, cos, pow: the compiler may call another
+/// implementation) feeds it; then `tolerance`. Everything else the generated
+/// code computes exactly as the interpreter: no contraction into fused
+/// multiply-adds, the same order of operations, and sqrt, floor, ceil and
+/// abs are exact (docs/dsl.md, "Float results").
+double output_tolerance(const Pipeline& p, const ir::Function& output, double tolerance);
+
+/// Compares every output of `p`, each with output_tolerance: the first
+/// output that differs and how, or nullopt.
+std::optional<std::pair<std::string, BufferMismatch>> compare_outputs(const Pipeline& p,
+                                                                      const BufferMap& expected,
+                                                                      const BufferMap& actual,
+                                                                      double reduction_tolerance);
 
 /// How the JIT compiles. Empty fields take the defaults shown.
 struct CompileOptions {

@@ -15,7 +15,9 @@
 // checks (an input's extents; an output's domain extents). The function
 // returns 0 on success, 1 if memory ran out, 2 if an access was outside its
 // buffer (bounds-checked builds only), 3 if a parameter lies outside its
-// declared range (Pipeline::set_range); <symbol>_error() then says which. It keeps no global state,
+// declared range (Pipeline::set_range) or the sizes the parameters give are
+// not (docs/dsl.md, "Sizes": a bound that overflows, an empty domain, one
+// beyond +-max_index); <symbol>_error() then says which. It keeps no global state,
 // so it may run on several threads at once. Intermediate buffers (full ones, and scratchpads per
 // thread) come from `allocator` when it is given: the runtime passes a pool
 // per compiled pipeline (runtime/buffer_pool.h), so that repeated runs reuse

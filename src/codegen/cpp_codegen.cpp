@@ -200,6 +200,43 @@ public:
   const std::string& param_lines() const { return params_; }
   const std::string& range_checks() const { return range_checks_; }
 
+  // At entry, what check_sizes checks on the host (docs/dsl.md, "Sizes"):
+  // every input extent and domain bound evaluates without overflow, lies
+  // within +-max_index and gives a box within max_buffer_bytes. AOT callers
+  // get the same guarantee, and the 32-bit loops below cannot wrap.
+  std::string size_checks(const Pipeline& p) const {
+    std::string s =
+        "  // Sizes: no bound overflows, every loop fits its 32-bit counter, every box its\n"
+        "  // bytes (docs/dsl.md, \"Sizes\").\n"
+        "  bool tz_sizes_ok = true;\n";
+    const auto checked = [&](const Expr& e) {
+      return print_checked_size_expr(e, context_, "tz_sizes_ok");
+    };
+    const auto check = [&](const std::string& what, const std::string& bounds, int bytes) {
+      s += "  if (!tz_check_box(tz_status_, " + c_string_literal(what) + ", {" + bounds + "}, " +
+           std::to_string(bytes) + ", tz_sizes_ok))\n    return tz_finish(tz_status_);\n";
+    };
+    for (const auto& in : p.inputs()) {
+      std::string bounds;
+      for (const Expr& e : in->extents())
+        bounds += (bounds.empty() ? "0, " : ", 0, ") + std::string("tz_checked_sub(") + checked(e) +
+                  ", int64_t(1), tz_sizes_ok)";
+      if (!bounds.empty()) check("input '" + in->name() + "'", bounds, byte_size(in->type()));
+    }
+    for (const auto& f : p.stages()) {
+      std::string bounds;
+      for (const Interval& i : f->domain())
+        bounds += (bounds.empty() ? "" : ", ") + checked(i.lo) + ", " + checked(i.hi);
+      if (!bounds.empty()) check("stage '" + f->name() + "'", bounds, byte_size(f->type()));
+      if (!f->definition().reduction) continue;
+      bounds.clear();
+      for (const Interval& i : f->definition().reduction->rdom)
+        bounds += (bounds.empty() ? "" : ", ") + checked(i.lo) + ", " + checked(i.hi);
+      if (!bounds.empty()) check("the reduction domain of stage '" + f->name() + "'", bounds, 0);
+    }
+    return s;
+  }
+
   void print(const Stmt& s) {
     if (const auto* n = s.as<lower::For>()) return print_for(*n);
     if (const auto* n = s.as<lower::Block>()) {
@@ -215,7 +252,7 @@ public:
       std::vector<PrintedIndex> idx;
       for (const Expr& e : n->index)
         idx.push_back({expr(e), e.type()});
-      line(element(target, idx, "writes") + " = " + expr(n->value) + ";");
+      line(element(target, idx, "writes") + " = " + stage_value(n->value) + ";");
       return;
     }
     if (const auto* n = s.as<lower::LetStmt>()) {
@@ -249,6 +286,12 @@ private:
     last_line_comment_ = text.rfind("//", 0) == 0;
   }
   std::string expr(const Expr& e) { return print_cpp_expr(e, context_); }
+  // A value stored into a stage: integer overflow wraps (CppExprContext).
+  std::string stage_value(const Expr& e) {
+    CppExprContext value_context = context_;
+    value_context.stage_value = true;
+    return print_cpp_expr(e, value_context);
+  }
   // A bound or an extent, assigned to a typed variable: a literal needs no type.
   std::string bound(const Expr& e) {
     if (const auto* k = e.as<IntConst>(); k && k->value > INT32_MIN && k->value <= INT32_MAX)
@@ -689,7 +732,8 @@ std::string abi_comment(const Pipeline& p) {
   }
   s += "// num_threads <= 0 means OpenMP's default. Returns 0 on success, 1 if memory ran out,\n"
        "// 2 if a bounds check failed (bounds-checked builds), 3 if a parameter is outside its\n"
-       "// declared range; then <entry>_error() says why.\n";
+       "// declared range or the sizes it gives are not (docs/dsl.md, \"Sizes\"); then\n"
+       "// <entry>_error() says why.\n";
   return s;
 }
 
@@ -751,6 +795,40 @@ const char* kStatusDefinitions =
     "  memcpy(tz_last_error, code ? s.message : \"\", code ? sizeof tz_last_error : 1);\n"
     "  return code;\n"
     "}\n\n";
+
+// The entry's size check of one box (CppPrinter::size_checks), formatted with
+// max_index and max_buffer_bytes.
+const char* kCheckBoxDefinition =
+    "// Whether a box's bounds {{lo0, hi0, lo1, hi1, ...}} (computed in checked arithmetic: ok)\n"
+    "// are what the code assumes: no overflow, every dimension within +-{0}\n"
+    "// (the loops count in 32 bits), and at most {1} bytes when it is stored\n"
+    "// (element_bytes 0: a reduction domain). Else the call fails, naming the box.\n"
+    "template <size_t N>\n"
+    "bool tz_check_box(tz_status& s, const char* what, const int64_t (&b)[N], int64_t "
+    "element_bytes,\n"
+    "                  const bool& ok) {{\n"
+    "  if (!ok) {{\n"
+    "    tz_fail(s, 3, \"%s: a bound overflows int64 for these parameter values\", what);\n"
+    "    return false;\n"
+    "  }}\n"
+    "  int64_t bytes = element_bytes;\n"
+    "  for (size_t d = 0; d < N / 2; ++d) {{\n"
+    "    const long long lo = b[2 * d], hi = b[2 * d + 1];\n"
+    "    if (lo < -{0}LL || hi > {0}LL) {{\n"
+    "      tz_fail(s, 3, \"%s: dimension %zu is [%lld, %lld], beyond the index range [-{0}, "
+    "{0}]\"\n"
+    "              \" (the loops count in 32 bits)\", what, d, lo, hi);\n"
+    "      return false;\n"
+    "    }}\n"
+    "    const int64_t extent = hi < lo ? 0 : hi - lo + 1; // empty: no loop runs\n"
+    "    if (element_bytes && (__builtin_mul_overflow(bytes, extent, &bytes) || bytes > {1}LL)) "
+    "{{\n"
+    "      tz_fail(s, 1, \"out of memory: %s would hold more than {1} bytes\", what);\n"
+    "      return false;\n"
+    "    }}\n"
+    "  }}\n"
+    "  return true;\n"
+    "}}\n\n";
 
 // The bounds-checked build's accessor: the element at `index` (a point) of a
 // dense buffer whose allocation holds the box origin + [0, extent); outside
@@ -839,14 +917,16 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   s += "// Stages, producers first:\n" + stage_list(p);
   s += "// Entry point " + m.entry_symbol + ".\n" + abi_comment(p);
   s += "#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n"
-       "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
-  if (options.bounds_check) s += "#include <type_traits>\n";
+       "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+       "#include <limits>\n#include <type_traits>\n";
   s += "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n";
   s += kMathDeclarations;
   s += kParamTypedef;
   const std::string helpers = cpp_helper_definitions(printer.helpers);
   s += "\nnamespace {\n\n";
   s += kStatusDefinitions;
+  s += cpp_checked_helper_definitions();
+  s += fmt::format(fmt::runtime(kCheckBoxDefinition), max_index, max_buffer_bytes);
   if (options.bounds_check) s += kBoundsCheckDefinitions;
   if (printer.uses_threads) {
     s += "inline int tz_max_threads() {\n#ifdef _OPENMP\n  return omp_get_max_threads();\n"
@@ -906,6 +986,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   if (!printer.uses_heap) s += "  (void)allocator;\n";
   s += "  tz_status tz_status_;\n";
   s += printer.range_checks();
+  s += printer.size_checks(p);
   s += printer.body;
   s += "  return tz_finish(tz_status_);\n}\n";
   return m;

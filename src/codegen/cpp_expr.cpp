@@ -1,12 +1,16 @@
 // The C++ expression printer: precedence-aware, typed, helper-tracking.
 #include "codegen/cpp_expr.h"
 
+#include "analysis/interval_bounds.h"
 #include "trapeze/ir_visitor.h"
+#include "trapeze/pipeline.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <utility>
 
 namespace trapeze::codegen {
 
@@ -83,9 +87,29 @@ const char* math_name(UnaryOp op) {
   return op == UnaryOp::Abs ? "fabs" : unary_op_name(op);
 }
 
+// The values an integer expression can take, exactly (128 bits hold any
+// product of two int64 bounds): what proves an operation cannot overflow.
+__extension__ typedef __int128 Wide; // a GCC and Clang extension, hence the marker
+
+struct Range {
+  Wide lo, hi;
+};
+
+Range type_range(ScalarType t) {
+  const analysis::IntRange r = analysis::full_range(t);
+  return {r.lo, r.hi};
+}
+
+bool fits(const Range& r, ScalarType t) {
+  const Range limits = type_range(t);
+  return r.lo >= limits.lo && r.hi <= limits.hi;
+}
+
+Wide magnitude(const Range& r) { return std::max(r.hi, -r.lo); }
+
 class Printer {
 public:
-  explicit Printer(const CppExprContext& c) : ctx_(c) {}
+  explicit Printer(const CppExprContext& c) : ctx_(c), stage_value_(c.stage_value) {}
 
   // `infix`: e is an operand of an infix arithmetic or comparison operator,
   // where C++ promotes narrow integers by itself and an int64 operand makes
@@ -108,6 +132,9 @@ public:
     if (const auto* c = e.as<Cast>()) {
       if (infix && c->type == ScalarType::Int32 && is_narrow(c->value.type()))
         return print(c->value, true); // C++'s integer promotion does exactly this cast
+      if (is_integer(c->type) && c->type != ScalarType::Bool && is_float(c->value.type()))
+        return {helper("tz_float_to_int") + "<" + std::string(cpp_type_name(c->type)) + ">(" +
+                print(c->value).s + ")"};
       return {std::string(cpp_type_name(c->type)) + "(" + print(c->value).s + ")"};
     }
     if (const auto* u = e.as<Unary>()) return unary(*u);
@@ -130,14 +157,107 @@ public:
     }
     if (const auto* a = e.as<Access>()) {
       std::vector<PrintedIndex> args;
-      for (const Expr& arg : a->args)
+      for (const Expr& arg : a->args) {
+        // An index that reads no memory is affine in the coordinates, and its
+        // value lies in the producer's domain, within +-max_index: the bounds
+        // check before every run proves it (analysis/bounds_check.h), so its
+        // arithmetic stays plain where the range analysis alone, knowing each
+        // coordinate only within +-max_index, could not prove `2 * x - 2`.
+        const bool proven = !reads_memory(arg);
+        const bool was_value = std::exchange(stage_value_, stage_value_ && !proven);
         args.push_back({print(arg).s, arg.type()});
+        stage_value_ = was_value;
+      }
       return {ctx_.load(*a, args)};
     }
     TRAPEZE_ASSERT(false, "unknown expression kind");
   }
 
 private:
+  // Whether an integer +, -, * or negation of a stage value may leave its
+  // type for some values of its operands (then it wraps through a helper).
+  template <typename Node> bool may_overflow(const Node& n) {
+    return stage_value_ && !fits(exact_range(n), n.type);
+  }
+
+  Range exact_range(const Unary& u) {
+    const Range a = range(u.value);
+    return {-a.hi, -a.lo};
+  }
+
+  Range exact_range(const Binary& b) {
+    const Range x = range(b.a), y = range(b.b);
+    switch (b.op) {
+    case BinaryOp::Add: return {x.lo + y.lo, x.hi + y.hi};
+    case BinaryOp::Sub: return {x.lo - y.hi, x.hi - y.lo};
+    case BinaryOp::Mul: {
+      const Wide p[] = {x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi};
+      return {*std::min_element(std::begin(p), std::end(p)),
+              *std::max_element(std::begin(p), std::end(p))};
+    }
+    default: TRAPEZE_ASSERT(false, "exact_range of an operator that cannot overflow");
+    }
+  }
+
+  // What an integer expression can evaluate to: coordinates lie within
+  // +-max_index (the entry checks every domain), a load or a parameter
+  // anywhere in its type, an operation that wraps anywhere in its type.
+  Range range(const Expr& e) {
+    const auto cached = ranges_.find(e.get());
+    if (cached != ranges_.end()) return cached->second;
+    Range r = type_range(e.type());
+    if (const auto* k = e.as<IntConst>()) {
+      r = {k->value, k->value};
+    } else if (e.as<VarRef>()) {
+      r = {-max_index, max_index};
+    } else if (const auto* c = e.as<Cast>()) {
+      if (is_integer(c->value.type()) && fits(range(c->value), c->type)) r = range(c->value);
+    } else if (const auto* u = e.as<Unary>()) {
+      if (u->op == UnaryOp::Not) r = {0, 1};
+      if (u->op == UnaryOp::Neg && fits(exact_range(*u), u->type)) r = exact_range(*u);
+      if (u->op == UnaryOp::Abs && fits({0, magnitude(range(u->value))}, u->type))
+        r = {0, magnitude(range(u->value))};
+    } else if (const auto* b = e.as<Binary>(); b && is_integer(b->type)) {
+      r = binary_range(*b);
+    } else if (const auto* s = e.as<Select>(); s && is_integer(s->type)) {
+      const Range x = range(s->if_true), y = range(s->if_false);
+      r = {std::min(x.lo, y.lo), std::max(x.hi, y.hi)};
+    }
+    ranges_[e.get()] = r;
+    return r;
+  }
+
+  Range binary_range(const Binary& b) {
+    if (is_comparison(b.op) || b.op == BinaryOp::And || b.op == BinaryOp::Or) return {0, 1};
+    const Range x = range(b.a), y = range(b.b), all = type_range(b.type);
+    switch (b.op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul: {
+      const Range r = exact_range(b);
+      return fits(r, b.type) ? r : all;
+    }
+    case BinaryOp::Min: return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+    case BinaryOp::Max: return {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
+    case BinaryOp::Div:
+    case BinaryOp::TruncDiv: {
+      // By a constant c > 1 the quotient is monotonic in a: its ends are the ends' quotients
+      // (rounded either way, which covers floor and truncation).
+      if (y.lo == y.hi && y.lo > 1) return {x.lo / y.lo - 1, x.hi / y.lo + 1};
+      // Else |a / b| <= |a|, except MIN / -1, which wraps to MIN itself.
+      const Wide m = magnitude(x);
+      return fits({-m, m}, b.type) ? Range{-m, m} : all;
+    }
+    case BinaryOp::Mod:
+    case BinaryOp::TruncMod: {
+      if (b.op == BinaryOp::Mod && y.lo == y.hi && y.lo > 0) return {0, y.lo - 1};
+      const Wide m = std::max<Wide>(magnitude(y) - 1, 0);
+      return {-m, m};
+    }
+    default: return all;
+    }
+  }
+
   // The text, parenthesized if it binds more loosely than `max_prec` allows.
   static std::string wrap(const Text& t, int max_prec) {
     return t.prec > max_prec ? "(" + t.s + ")" : t.s;
@@ -155,7 +275,9 @@ private:
 
   Text unary(const Unary& u) {
     switch (u.op) {
-    case UnaryOp::Neg: return {"-" + wrap(print(u.value), kUnary - 1), kUnary};
+    case UnaryOp::Neg:
+      if (is_integer(u.type) && may_overflow(u)) return {call(helper("tz_wrapping_neg"), u.value)};
+      return {"-" + wrap(print(u.value), kUnary - 1), kUnary};
     case UnaryOp::Not: return {"!" + wrap(print(u.value), kUnary - 1), kUnary};
     case UnaryOp::Abs:
       if (is_integer(u.type)) return {call(helper("tz_abs"), u.value)};
@@ -186,9 +308,15 @@ private:
   Text binary(const Binary& b) {
     const bool integer = is_integer(b.type) || is_comparison(b.op);
     switch (b.op) {
-    case BinaryOp::Add: return infix(b, "+", kAdd);
-    case BinaryOp::Sub: return infix(b, "-", kAdd);
-    case BinaryOp::Mul: return infix(b, "*", kMul);
+    case BinaryOp::Add:
+      if (integer && may_overflow(b)) return {call(helper("tz_wrapping_add"), b.a, b.b)};
+      return infix(b, "+", kAdd);
+    case BinaryOp::Sub:
+      if (integer && may_overflow(b)) return {call(helper("tz_wrapping_sub"), b.a, b.b)};
+      return infix(b, "-", kAdd);
+    case BinaryOp::Mul:
+      if (integer && may_overflow(b)) return {call(helper("tz_wrapping_mul"), b.a, b.b)};
+      return infix(b, "*", kMul);
     case BinaryOp::Div: {
       if (!integer) return infix(b, "/", kMul);
       const int shift = power_of_two(b.b);
@@ -205,11 +333,13 @@ private:
       }
       return {call(helper("tz_floormod"), b.a, b.b)};
     }
-    case BinaryOp::TruncDiv:
-      if (const auto* k = b.b.as<IntConst>(); k && k->value != 0) return infix(b, "/", kMul);
+    case BinaryOp::TruncDiv: // C's / by a constant other than 0 and -1 (MIN / -1 traps)
+      if (const auto* k = b.b.as<IntConst>(); k && k->value != 0 && k->value != -1)
+        return infix(b, "/", kMul);
       return {call(helper("tz_truncdiv"), b.a, b.b)};
     case BinaryOp::TruncMod:
-      if (const auto* k = b.b.as<IntConst>(); k && k->value != 0) return infix(b, "%", kMul);
+      if (const auto* k = b.b.as<IntConst>(); k && k->value != 0 && k->value != -1)
+        return infix(b, "%", kMul);
       return {call(helper("tz_truncmod"), b.a, b.b)};
     case BinaryOp::Min: return {call(helper("tz_min"), b.a, b.b)};
     case BinaryOp::Max: return {call(helper("tz_max"), b.a, b.b)};
@@ -227,6 +357,8 @@ private:
   }
 
   const CppExprContext& ctx_;
+  bool stage_value_; // ctx_.stage_value, off inside an index proven in range
+  std::map<const ExprNode*, Range> ranges_;
 };
 
 struct HelperText {
@@ -239,30 +371,66 @@ struct HelperText {
 const HelperText kHelpers[] = {
     {"tz_min", "template <typename T> inline T tz_min(T a, T b) { return b < a ? b : a; }\n"},
     {"tz_max", "template <typename T> inline T tz_max(T a, T b) { return a < b ? b : a; }\n"},
-    {"tz_abs", "template <typename T> inline T tz_abs(T a) { return a < 0 ? T(-a) : a; }\n"},
+    {"tz_abs", "// |a|, with |MIN| wrapping to MIN (docs/dsl.md) instead of overflowing.\n"
+               "template <typename T> inline T tz_abs(T a) {\n"
+               "  return a < 0 ? T(T(0) - std::make_unsigned_t<T>(a)) : a;\n"
+               "}\n"},
+    {"tz_wrapping_add",
+     "// Two's-complement +, - and * (docs/dsl.md): C++'s signed overflow is undefined, so\n"
+     "// operations the printer cannot prove in range compute in the unsigned type.\n"
+     "template <typename T> inline T tz_wrapping_add(T a, T b) {\n"
+     "  return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));\n"
+     "}\n"},
+    {"tz_wrapping_sub", "template <typename T> inline T tz_wrapping_sub(T a, T b) {\n"
+                        "  return T(std::make_unsigned_t<T>(a) - std::make_unsigned_t<T>(b));\n"
+                        "}\n"},
+    {"tz_wrapping_mul", "template <typename T> inline T tz_wrapping_mul(T a, T b) {\n"
+                        "  return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b));\n"
+                        "}\n"},
+    {"tz_wrapping_neg", "template <typename T> inline T tz_wrapping_neg(T a) {\n"
+                        "  return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a));\n"
+                        "}\n"},
+    {"tz_float_to_int",
+     "// A float to an integer type (docs/dsl.md): truncation toward zero, saturated to the\n"
+     "// type's range, NaN to 0 (C++ leaves values out of range undefined).\n"
+     "template <typename T, typename F> inline T tz_float_to_int(F v) {\n"
+     "  constexpr F lo = F(std::numeric_limits<T>::min());\n"
+     "  constexpr F above = F(std::numeric_limits<T>::max()) + F(1); // a power of two\n"
+     "  return v != v ? T(0)\n"
+     "         : v <= lo ? std::numeric_limits<T>::min()\n"
+     "         : v >= above ? std::numeric_limits<T>::max()\n"
+     "                      : T(v);\n"
+     "}\n"},
     {"tz_select",
      "// select(c, a, b) with a and b both evaluated (a blend, not a branch).\n"
      "template <typename T> inline T tz_select(bool c, T a, T b) { return c ? a : b; }\n"},
-    {"tz_floordiv", "// Floor division (rounds toward minus infinity); x / 0 is 0.\n"
-                    "template <typename T> inline T tz_floordiv(T a, T b) {\n"
-                    "  const T d = b == 0 ? T(1) : b;\n"
-                    "  const T q = a / d, r = a % d;\n"
-                    "  return b == 0 ? T(0) : T(q - T((r != 0) & ((r < 0) != (d < 0))));\n"
-                    "}\n"},
+    {"tz_floordiv",
+     "// Floor division (rounds toward minus infinity); x / 0 is 0 and x / -1 is -x, wrapping\n"
+     "// (C++'s MIN / -1 traps).\n"
+     "template <typename T> inline T tz_floordiv(T a, T b) {\n"
+     "  const T d = b == 0 || b == -1 ? T(1) : b;\n"
+     "  const T q = a / d, r = a % d;\n"
+     "  return b == 0    ? T(0)\n"
+     "         : b == -1 ? T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a))\n"
+     "                   : T(q - T((r != 0) & ((r < 0) != (d < 0))));\n"
+     "}\n"},
     {"tz_floormod",
-     "// Floor modulo (the sign of the divisor); x % 0 is 0.\n"
+     "// Floor modulo (the sign of the divisor); x % 0 and x % -1 are 0.\n"
      "template <typename T> inline T tz_floormod(T a, T b) {\n"
-     "  const T d = b == 0 ? T(1) : b;\n"
+     "  const T d = b == 0 || b == -1 ? T(1) : b;\n"
      "  const T r = a % d;\n"
      "  return b == 0 ? T(0) : T(r + ((r != 0) & ((r < 0) != (d < 0)) ? d : T(0)));\n"
      "}\n"},
-    {"tz_truncdiv", "// C's division; x / 0 is 0.\n"
-                    "template <typename T> inline T tz_truncdiv(T a, T b) {\n"
-                    "  return b == 0 ? T(0) : T(a / (b == 0 ? T(1) : b));\n"
-                    "}\n"},
-    {"tz_truncmod", "// C's remainder; x % 0 is 0.\n"
+    {"tz_truncdiv",
+     "// C's division; x / 0 is 0 and x / -1 is -x, wrapping.\n"
+     "template <typename T> inline T tz_truncdiv(T a, T b) {\n"
+     "  return b == 0    ? T(0)\n"
+     "         : b == -1 ? T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a))\n"
+     "                   : T(a / (b == 0 || b == -1 ? T(1) : b));\n"
+     "}\n"},
+    {"tz_truncmod", "// C's remainder; x % 0 and x % -1 are 0.\n"
                     "template <typename T> inline T tz_truncmod(T a, T b) {\n"
-                    "  return b == 0 ? T(0) : T(a % (b == 0 ? T(1) : b));\n"
+                    "  return b == 0 || b == -1 ? T(0) : T(a % (b == 0 || b == -1 ? T(1) : b));\n"
                     "}\n"},
     {"tz_fmod", "// Float modulo: a - b * floor(a / b).\n"
                 "inline float tz_fmod(float a, float b) { return a - b * floorf(a / b); }\n"
@@ -274,6 +442,69 @@ const HelperText kHelpers[] = {
 std::string print_cpp_expr(const Expr& e, const CppExprContext& context) {
   Printer p(context);
   return p.print(e).s;
+}
+
+std::string print_checked_size_expr(const Expr& e, const CppExprContext& context,
+                                    const std::string& ok) {
+  const auto sub = [&](const Expr& x) { return print_checked_size_expr(x, context, ok); };
+  const auto call = [&](const char* fn, const Expr& a, const Expr& b) {
+    return std::string(fn) + "(" + sub(a) + ", " + sub(b) + ", " + ok + ")";
+  };
+  if (const auto* k = e.as<IntConst>()) return cpp_int_literal(ScalarType::Int64, k->value);
+  if (const auto* p = e.as<ParamRef>()) return context.param(p->name);
+  if (const auto* c = e.as<Cast>(); c && is_integer(c->value.type())) {
+    // A bound is int64 throughout; a narrowing cast wraps, as the interpreter's evaluate_int.
+    if (c->type == ScalarType::Int64) return sub(c->value);
+    return "int64_t(" + std::string(cpp_type_name(c->type)) + "(" + sub(c->value) + "))";
+  }
+  if (const auto* u = e.as<Unary>(); u && u->op == UnaryOp::Neg)
+    return "tz_checked_sub(int64_t(0), " + sub(u->value) + ", " + ok + ")";
+  if (const auto* b = e.as<Binary>()) {
+    switch (b->op) {
+    case BinaryOp::Add: return call("tz_checked_add", b->a, b->b);
+    case BinaryOp::Sub: return call("tz_checked_sub", b->a, b->b);
+    case BinaryOp::Mul: return call("tz_checked_mul", b->a, b->b);
+    case BinaryOp::Div: return call("tz_checked_floordiv", b->a, b->b);
+    case BinaryOp::Mod: return call("tz_checked_floormod", b->a, b->b);
+    case BinaryOp::Min: return "tz_checked_min(" + sub(b->a) + ", " + sub(b->b) + ")";
+    case BinaryOp::Max: return "tz_checked_max(" + sub(b->a) + ", " + sub(b->b) + ")";
+    default: break;
+    }
+  }
+  TRAPEZE_ASSERT(false, "a bound outside the affine forms Interval accepts: " + to_string(e));
+}
+
+std::string cpp_checked_helper_definitions() {
+  return "// Checked int64 arithmetic for the sizes at entry: an overflow clears ok (and gives\n"
+         "// 0) instead of being undefined. Division as the DSL's: by 0 gives 0.\n"
+         "inline int64_t tz_checked_add(int64_t a, int64_t b, bool& ok) {\n"
+         "  int64_t r;\n"
+         "  if (__builtin_add_overflow(a, b, &r)) ok = false, r = 0;\n"
+         "  return r;\n"
+         "}\n"
+         "inline int64_t tz_checked_sub(int64_t a, int64_t b, bool& ok) {\n"
+         "  int64_t r;\n"
+         "  if (__builtin_sub_overflow(a, b, &r)) ok = false, r = 0;\n"
+         "  return r;\n"
+         "}\n"
+         "inline int64_t tz_checked_mul(int64_t a, int64_t b, bool& ok) {\n"
+         "  int64_t r;\n"
+         "  if (__builtin_mul_overflow(a, b, &r)) ok = false, r = 0;\n"
+         "  return r;\n"
+         "}\n"
+         "inline int64_t tz_checked_floordiv(int64_t a, int64_t b, bool& ok) {\n"
+         "  if (b == 0) return 0;\n"
+         "  if (b == -1) return tz_checked_sub(0, a, ok);\n"
+         "  const int64_t q = a / b;\n"
+         "  return q - ((a % b != 0) & ((a < 0) != (b < 0)));\n"
+         "}\n"
+         "inline int64_t tz_checked_floormod(int64_t a, int64_t b, bool&) {\n"
+         "  if (b == 0 || b == -1) return 0;\n"
+         "  const int64_t r = a % b;\n"
+         "  return r + ((r != 0) & ((r < 0) != (b < 0)) ? b : 0);\n"
+         "}\n"
+         "inline int64_t tz_checked_min(int64_t a, int64_t b) { return b < a ? b : a; }\n"
+         "inline int64_t tz_checked_max(int64_t a, int64_t b) { return a < b ? b : a; }\n\n";
 }
 
 std::string cpp_helper_definitions(const std::set<std::string>& used) {

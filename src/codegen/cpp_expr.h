@@ -24,13 +24,34 @@ struct CppExprContext {
   std::function<std::string(const ir::Access&, const std::vector<PrintedIndex>&)> load;
   /// Receives the names of the inline helpers the text uses (tz_min, ...).
   std::set<std::string>* helpers = nullptr;
+  /// Whether the text is a stage's value, whose integer +, -, * and negation
+  /// may overflow for some data: each that the printer cannot prove in range
+  /// (variables within +-max_index, loads within their type) wraps explicitly
+  /// through a helper, as the DSL defines, instead of being C++'s undefined
+  /// signed overflow. Bounds and extents computed from the parameters need
+  /// no wrapping: the entry's size checks keep them far from overflow.
+  bool stage_value = false;
 };
 
 /// The C++ text of `e`. Every node computes in its own type: narrow integer
 /// operands appear only under the explicit casts of the IR, integer `/` and
 /// `%` are floor division (a shift or a mask for a power-of-two constant),
-/// float32 math uses the f-suffixed functions, literals are exact.
+/// float32 math uses the f-suffixed functions, literals are exact. Nothing
+/// is undefined behaviour: division by 0 or -1, float-to-integer casts
+/// (saturating, NaN to 0) and, in a stage value, integer overflow all have
+/// the results docs/dsl.md defines, the interpreter's.
 std::string print_cpp_expr(const Expr& e, const CppExprContext& context);
+
+/// The C++ text of an int64 expression of parameters and constants (a bound
+/// or an extent) in checked arithmetic: each +, -, *, negation and division
+/// goes through a tz_checked_* helper that clears the bool named `ok` on
+/// overflow (cpp_checked_helper_definitions), so that the entry can refuse
+/// parameter values whose sizes do not fit in int64 instead of computing them.
+std::string print_checked_size_expr(const Expr& e, const CppExprContext& context,
+                                    const std::string& ok);
+
+/// The tz_checked_* helpers that print_checked_size_expr's text calls.
+std::string cpp_checked_helper_definitions();
 
 /// An integer literal of type `type` (int64 and narrow types spelled with their type).
 std::string cpp_int_literal(ScalarType type, std::int64_t value);

@@ -1,8 +1,12 @@
 // Comparing a result with the interpreter's, for --check and the tests.
 #include "trapeze/runtime.h"
 
+#include "trapeze/ir_visitor.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace trapeze {
 
@@ -17,20 +21,43 @@ std::string BufferMismatch::str() const {
   return where + buf;
 }
 
+namespace {
+
+// Bit-for-bit equality of two float values, where every NaN is the same
+// value and +0 equals -0 (as the interpreter and the generated code round
+// them alike, but need not produce the same NaN payload or zero sign through
+// min and max).
+bool same_float(double e, double a) {
+  if (std::isnan(e) || std::isnan(a)) return std::isnan(e) && std::isnan(a);
+  return e == a;
+}
+
+double largest_magnitude(const Buffer& b) {
+  double m = 0;
+  for (std::int64_t i = 0; i < b.size(); ++i) {
+    const double v = std::abs(b.get_as_double(i));
+    if (std::isfinite(v)) m = std::max(m, v);
+  }
+  return m;
+}
+
+} // namespace
+
 std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buffer& actual,
                                               double tolerance) {
   if (expected.type() != actual.type() || expected.extents() != actual.extents())
     throw Error("cannot compare buffers of different shapes: " + expected.describe() + " and " +
                 actual.describe());
-  const bool exact = is_integer(expected.type());
+  const bool exact = is_integer(expected.type()) || tolerance == 0;
+  const double scale = exact ? 0 : largest_magnitude(expected);
   std::optional<BufferMismatch> result;
   const std::int64_t n = expected.size();
   for (std::int64_t i = 0; i < n; ++i) {
     const double e = expected.get_as_double(i), a = actual.get_as_double(i);
-    if (std::isnan(e) && std::isnan(a)) continue;
-    const double error = std::abs(a - e) / std::max(1.0, std::abs(e));
-    const bool differs = exact ? a != e : !(error <= tolerance);
-    if (!differs) continue;
+    if (same_float(e, a)) continue;
+    const double error = std::abs(a - e) / (scale > 0 ? scale : 1.0);
+    if (!exact && std::isfinite(a) && std::isfinite(e) && std::abs(a - e) <= tolerance * scale)
+      continue;
     if (!result) {
       result = BufferMismatch{};
       std::int64_t rest = i;
@@ -46,6 +73,55 @@ std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buff
     result->max_error = std::isnan(error) ? INFINITY : std::max(result->max_error, error);
   }
   return result;
+}
+
+namespace {
+
+// Whether `f` calls a C library function whose result the C library does not
+// round correctly (exp, log, sin, cos, pow): the generated code may call
+// another implementation (a vector variant, a builtin) than the interpreter.
+// sqrt, floor, ceil and abs are exact in IEEE arithmetic.
+bool calls_inexact_math(const ir::Function& f) {
+  bool found = false;
+  ir::for_each_expr(f.definition(), [&](const Expr& root) {
+    ir::for_each_node(root, [&](const Expr& e) {
+      if (const auto* u = e.as<ir::Unary>())
+        found = found || u->op == ir::UnaryOp::Exp || u->op == ir::UnaryOp::Log ||
+                u->op == ir::UnaryOp::Sin || u->op == ir::UnaryOp::Cos;
+      if (const auto* b = e.as<ir::Binary>()) found = found || b->op == ir::BinaryOp::Pow;
+    });
+  });
+  return found;
+}
+
+} // namespace
+
+double output_tolerance(const Pipeline& p, const ir::Function& output, double reduction_tolerance) {
+  // The stages `output` reads, transitively (stages() is in topological order).
+  std::set<const ir::Function*> feeding = {&output};
+  for (auto it = p.stages().rbegin(); it != p.stages().rend(); ++it) {
+    if (!feeding.count(it->get())) continue;
+    if ((*it)->definition().is_reduction() && is_float((*it)->type())) return reduction_tolerance;
+    if (calls_inexact_math(**it)) return reduction_tolerance;
+    for (const ir::FunctionPtr& producer : p.producer_stages(**it))
+      feeding.insert(producer.get());
+  }
+  return 0;
+}
+
+std::optional<std::pair<std::string, BufferMismatch>> compare_outputs(const Pipeline& p,
+                                                                      const BufferMap& expected,
+                                                                      const BufferMap& actual,
+                                                                      double reduction_tolerance) {
+  for (const auto& out : p.outputs()) {
+    const auto e = expected.find(out->name()), a = actual.find(out->name());
+    if (e == expected.end() || a == actual.end())
+      throw Error("compare_outputs: output '" + out->name() + "' is missing");
+    if (auto m =
+            compare_buffers(e->second, a->second, output_tolerance(p, *out, reduction_tolerance)))
+      return std::pair{out->name(), *m};
+  }
+  return std::nullopt;
 }
 
 } // namespace trapeze

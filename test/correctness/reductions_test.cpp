@@ -44,8 +44,8 @@ std::string expect_matches(const Pipeline& p, std::int64_t rows, std::int64_t co
     for (const int threads : {1, 2, 3}) {
       const BufferMap actual = c.run(bound, inputs, threads);
       for (const auto& out : p.outputs()) {
-        const auto mismatch =
-            compare_buffers(expected.at(out->name()), actual.at(out->name()), tolerance);
+        const auto mismatch = compare_buffers(expected.at(out->name()), actual.at(out->name()),
+                                              output_tolerance(p, *out, tolerance));
         EXPECT_FALSE(mismatch.has_value())
             << out->name() << " with " << threads
             << " threads: " << (mismatch ? mismatch->str() : "") << "\n"
@@ -139,8 +139,8 @@ TEST(FusedReductions, BilateralGridMatchesInterpreter) {
   for (const Schedule& s : schedules) {
     const CompiledPipeline compiled = compile(p, s, checked);
     const BufferMap actual = compiled.run(bound, inputs, 2);
-    const auto mismatch =
-        compare_buffers(expected.at("filtered"), actual.at("filtered"), app.tolerance);
+    const auto mismatch = compare_buffers(expected.at("filtered"), actual.at("filtered"),
+                                          output_tolerance(p, *p.outputs().front(), app.tolerance));
     EXPECT_FALSE(mismatch.has_value()) << s.to_json() << "\n" << (mismatch ? mismatch->str() : "");
   }
   const std::string ir = testing_support::lowered_text(p, schedules[1]);

@@ -136,8 +136,8 @@ std::string check_case(std::uint64_t seed, const SeedCase& c) {
     const BufferMap actual = compiled.run(bound, inputs, 2);
     std::string diffs;
     for (const auto& out : p.outputs()) {
-      const auto mismatch =
-          compare_buffers(expected.at(out->name()), actual.at(out->name()), kFloatTolerance);
+      const auto mismatch = compare_buffers(expected.at(out->name()), actual.at(out->name()),
+                                            output_tolerance(p, *out, kFloatTolerance));
       if (mismatch) diffs += "output " + out->name() + ": " + mismatch->str() + "\n";
     }
     if (!diffs.empty())

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 
 namespace trapeze::fuzz {
@@ -113,7 +114,10 @@ private:
     n.name = "in" + std::to_string(i);
     n.is_input = true;
     const double t = rng_.unit();
-    n.type = t < 0.75 ? ScalarType::Float32 : t < 0.9 ? ScalarType::UInt8 : ScalarType::Int16;
+    n.type = t < 0.72   ? ScalarType::Float32
+             : t < 0.86 ? ScalarType::UInt8
+             : t < 0.94 ? ScalarType::Int16
+                        : ScalarType::Int32; // with INT_MIN, INT_MAX, -1 and 0 among its values
     if (three_d_) n.axes.push_back(kChannel);
     n.axes.push_back(kX);
     n.axes.push_back(kY);
@@ -240,6 +244,8 @@ private:
   }
   Expr as_int(const Expr& t) {
     if (!is_float(t.type())) return t;
+    // Now and then unclamped, far beyond int32: the cast saturates (docs/dsl.md).
+    if (rng_.chance(0.15)) return cast(ScalarType::Int32, as_float(t) * Expr(3e9f));
     return cast(ScalarType::Int32,
                 clamp(as_float(t) * Expr(64.0f), Expr(-30000.0f), Expr(30000.0f)));
   }
@@ -291,6 +297,20 @@ private:
       case 5: acc = max(acc, Expr(-50)); break;
       case 6: acc = abs(acc); break;
       default: acc = select(t0 > t1, t0, t1); break;
+      }
+    }
+    // Integer edges (docs/dsl.md): overflow that wraps, and divisors read
+    // from the data, which may be 0, -1 or INT_MIN.
+    if (rng_.chance(0.3)) {
+      const Expr divisor = as_int(terms.back());
+      switch (rng_.uniform(0, 6)) {
+      case 0: acc = acc * Expr(65599) + Expr(std::numeric_limits<std::int32_t>::max()); break;
+      case 1: acc = acc / divisor; break;
+      case 2: acc = acc % divisor; break;
+      case 3: acc = trunc_div(acc, divisor); break;
+      case 4: acc = trunc_mod(acc, divisor); break;
+      case 5: acc = -acc * divisor; break;
+      default: acc = abs(acc - Expr(std::numeric_limits<std::int32_t>::max())); break;
       }
     }
     if (type == ScalarType::Int32) return acc % Expr(100003);
@@ -641,6 +661,14 @@ BufferMap random_inputs(const Pipeline& p, const ParamValues& bound, std::uint64
       case ScalarType::Int16:
         b.set_from_double(i, static_cast<double>(rng.uniform(-1000, 1000)));
         break;
+      case ScalarType::Int32: {
+        constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min();
+        constexpr std::int64_t hi = std::numeric_limits<std::int32_t>::max();
+        const std::vector<std::int64_t> edges = {lo, hi, -1, 0, 1};
+        b.set_from_double(
+            i, static_cast<double>(rng.chance(0.3) ? rng.pick(edges) : rng.uniform(lo, hi)));
+        break;
+      }
       default: b.set_from_double(i, rng.unit() * 2 - 1); break;
       }
     }

@@ -321,6 +321,39 @@ TEST(Compiled, ParameterOutsideItsRangeIsRejectedOnEntry) {
   EXPECT_EQ(std::string(lib.error()), "parameter n = 0 is outside its range n >= 1 and n <= 100");
 }
 
+// The generated entry checks the sizes as check_sizes does on the host, so an
+// AOT caller cannot make its 32-bit loops wrap or its byte counts overflow.
+TEST(Compiled, SizesAreCheckedOnEntry) {
+  Param n("n");
+  Var x("x"), y("y");
+  Func f("f", ScalarType::Int32, {x}, {{n, n + 10}});
+  f.define(x * 2);
+  Func g("g", ScalarType::Float64, {x, y}, {{0, 3 * n}, {0, 3 * n}});
+  g.define(cast<double>(f(0) + x));
+  const codegen::CppModule m = testing_support::generate_cpp(Pipeline({f, g}, "sizes"));
+  Loaded lib(m);
+  std::vector<std::int32_t> fs(11, 0);
+  std::vector<double> gs(4, 0);
+  void* outputs[] = {fs.data(), gs.data()};
+  const codegen::ParamSlot zero[] = {int_param(0)};
+  ASSERT_EQ(lib.entry(zero, nullptr, outputs, 1, nullptr), 0) << lib.error();
+  EXPECT_EQ(fs[10], 20);
+  const codegen::ParamSlot near_int32[] = {int_param(2147483640)};
+  EXPECT_EQ(lib.entry(near_int32, nullptr, outputs, 1, nullptr), 3);
+  EXPECT_EQ(std::string(lib.error()),
+            "stage 'f': dimension 0 is [2147483640, 2147483650], beyond the index range "
+            "[-1073741824, 1073741824] (the loops count in 32 bits)");
+  const codegen::ParamSlot huge[] = {int_param(INT64_MAX - 5)};
+  EXPECT_EQ(lib.entry(huge, nullptr, outputs, 1, nullptr), 3);
+  EXPECT_EQ(std::string(lib.error()),
+            "stage 'f': a bound overflows int64 for these parameter values");
+  // Each dimension in range, the box beyond max_buffer_bytes: 3 * 2^28 squared doubles.
+  const codegen::ParamSlot wide[] = {int_param(std::int64_t{1} << 28)};
+  EXPECT_EQ(lib.entry(wide, nullptr, outputs, 1, nullptr), 1);
+  EXPECT_EQ(std::string(lib.error()),
+            "out of memory: stage 'g' would hold more than 72057594037927936 bytes");
+}
+
 TEST(Compiled, HarrisIyBordersAreZero) {
   const codegen::CppModule m = testing_support::generate_cpp(iy_pipeline());
   Loaded lib(m);
@@ -408,6 +441,64 @@ TEST(Compiled, FloorDivisionAndSampling) {
     const int d = i / 2;
     EXPECT_EQ(up_out[i], data[2 * d] + 10 * data[2 * d + 1] + arith_at(i - 9)) << i;
   }
+}
+
+// docs/dsl.md's integer semantics at the edges, in the generated code:
+// overflow wraps, x / 0 is 0, MIN / -1 is MIN (C++ traps), and a float to
+// integer cast saturates with NaN to 0 (C++ leaves all of these undefined).
+TEST(Compiled, IntegerEdgeCasesHaveTheDefinedResults) {
+  Var x("x");
+  constexpr std::int32_t kMin = INT32_MIN, kMax = INT32_MAX;
+  const std::vector<std::int32_t> a = {kMin, kMax, -7, 5, kMin, 0, -1, 123456};
+  const std::vector<std::int32_t> b = {-1, 1, 2, 0, kMin, -1, kMin, 654321};
+  const std::vector<float> f = {NAN, INFINITY, -INFINITY, 1e10f, -1e10f, 2.7f, -2.7f, 255.9f};
+  const int n = static_cast<int>(a.size());
+  Image A("A", ScalarType::Int32, {n}), B("B", ScalarType::Int32, {n}),
+      F("F", ScalarType::Float32, {n});
+  const auto stage = [&](const char* name, ScalarType t, Expr value) {
+    Func s(name, t, {x}, {{0, n - 1}});
+    s.define(value);
+    return s;
+  };
+  const std::vector<Func> outs = {
+      stage("sum", ScalarType::Int32, A(x) + B(x)),
+      stage("product", ScalarType::Int32, A(x) * B(x)),
+      stage("quotient", ScalarType::Int32, A(x) / B(x)),
+      stage("remainder", ScalarType::Int32, A(x) % B(x)),
+      stage("truncated", ScalarType::Int32, trunc_div(A(x), B(x))),
+      stage("negated", ScalarType::Int32, -A(x)),
+      stage("magnitude", ScalarType::Int32, abs(A(x))),
+      stage("to_int", ScalarType::Int32, cast<int>(F(x))),
+      stage("to_byte", ScalarType::UInt8, cast<std::uint8_t>(F(x))),
+      stage("to_long", ScalarType::Int64, cast<std::int64_t>(F(x) * 1e10f)),
+  };
+  Loaded lib(testing_support::generate_cpp(Pipeline(outs, "edges")));
+  std::vector<std::vector<std::int32_t>> ints(7, std::vector<std::int32_t>(a.size()));
+  std::vector<std::int32_t> to_int(a.size());
+  std::vector<std::uint8_t> to_byte(a.size());
+  std::vector<std::int64_t> to_long(a.size());
+  const void* inputs[] = {a.data(), b.data(), f.data()};
+  void* outputs[] = {ints[0].data(), ints[1].data(), ints[2].data(), ints[3].data(),
+                     ints[4].data(), ints[5].data(), ints[6].data(), to_int.data(),
+                     to_byte.data(), to_long.data()};
+  ASSERT_EQ(lib.entry(nullptr, inputs, outputs, 1, nullptr), 0) << lib.error();
+  const auto wrap = [](std::int64_t v) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  };
+  EXPECT_EQ(ints[0], (std::vector<std::int32_t>{kMax, kMin, -5, 5, 0, -1, kMax, 777777}));
+  EXPECT_EQ(ints[1][0], kMin); // MIN * -1 wraps
+  EXPECT_EQ(ints[1][7], wrap(std::int64_t{123456} * 654321));
+  EXPECT_EQ(ints[2], (std::vector<std::int32_t>{kMin, kMax, -4, 0, 1, 0, 0, 0}));
+  EXPECT_EQ(ints[3], (std::vector<std::int32_t>{0, 0, 1, 0, 0, 0, -1, 123456}));
+  EXPECT_EQ(ints[4], (std::vector<std::int32_t>{kMin, kMax, -3, 0, 1, 0, 0, 0}));
+  EXPECT_EQ(ints[5], (std::vector<std::int32_t>{kMin, -kMax, 7, -5, kMin, 0, 1, -123456}));
+  EXPECT_EQ(ints[6], (std::vector<std::int32_t>{kMin, kMax, 7, 5, kMin, 0, 1, 123456}));
+  EXPECT_EQ(to_int, (std::vector<std::int32_t>{0, kMax, kMin, kMax, kMin, 2, -2, 255}));
+  EXPECT_EQ(to_byte, (std::vector<std::uint8_t>{0, 255, 0, 255, 0, 2, 0, 255}));
+  EXPECT_EQ(to_long[0], 0);
+  EXPECT_EQ(to_long[1], INT64_MAX);
+  EXPECT_EQ(to_long[2], INT64_MIN);
+  EXPECT_EQ(to_long[3], INT64_MAX); // 1e20
 }
 
 TEST(Compiled, NarrowIntegerArithmeticWrapsLikeC) {

@@ -368,3 +368,71 @@ TEST(Interpreter, IntermediatesAndSharedSubexpressions) {
 
 } // namespace
 } // namespace trapeze
+
+namespace trapeze {
+namespace {
+
+Buffer floats(const std::vector<float>& values) {
+  Buffer b(ScalarType::Float32, {static_cast<std::int64_t>(values.size())});
+  for (std::size_t i = 0; i < values.size(); ++i)
+    b.data<float>()[i] = values[i];
+  return b;
+}
+
+// The oracle cannot be fooled (issue 13): bit for bit where exactness is
+// promised, and with a tolerance relative to the values, not to 1.
+TEST(Oracle, ExactComparisonCatchesOneUlp) {
+  const float v = 0.3f;
+  EXPECT_FALSE(compare_buffers(floats({v, 1.0f}), floats({v, 1.0f}), 0).has_value());
+  const auto m = compare_buffers(floats({v, 1.0f}), floats({std::nextafter(v, 1.0f), 1.0f}), 0);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, std::vector<std::int64_t>{0});
+  EXPECT_EQ(m->count, 1);
+}
+
+TEST(Oracle, SmallOutputsAreNotHiddenByAnAbsoluteFloor) {
+  // A multigrid residual norm of about 5e-5, computed as 0: the old check
+  // (|a - e| / max(1, |e|) <= 1e-4) passed it.
+  EXPECT_TRUE(compare_buffers(floats({5e-5f}), floats({0.0f}), 1e-4).has_value());
+  EXPECT_TRUE(compare_buffers(floats({1e-5f, -2e-5f}), floats({0.0f, 0.0f}), 1e-4).has_value());
+  // Within the tolerance relative to the buffer's magnitude: a reduction's rounding.
+  EXPECT_FALSE(compare_buffers(floats({1e-5f}), floats({1e-5f * (1 + 1e-6f)}), 1e-4).has_value());
+}
+
+TEST(Oracle, EqualInfinitiesAndNaNsAreEqual) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  for (double tolerance : {0.0, 1e-4}) {
+    EXPECT_FALSE(
+        compare_buffers(floats({inf, -inf, nan}), floats({inf, -inf, nan}), tolerance).has_value());
+    EXPECT_TRUE(compare_buffers(floats({inf}), floats({-inf}), tolerance).has_value());
+    EXPECT_TRUE(compare_buffers(floats({inf}), floats({nan}), tolerance).has_value());
+    EXPECT_TRUE(compare_buffers(floats({1.0f}), floats({inf}), tolerance).has_value());
+  }
+}
+
+TEST(Oracle, ExactUnlessAFloatReductionOrInexactMathFeedsTheOutput) {
+  Var x("x");
+  RVar r("r", {0, 9});
+  Image in("in", ScalarType::Float32, {10});
+  Func scaled("scaled", ScalarType::Float32, {x}, {{0, 9}});
+  scaled.define(in(x)*2.0f);
+  Func sum("sum", ScalarType::Float32, {x}, {{0, 0}});
+  sum.define_reduction(0.0f, {r}, {sum_into({0}, scaled(r))});
+  Func after("after", ScalarType::Float32, {x}, {{0, 0}});
+  after.define(sum(x) + 1.0f);
+  Func count("count", ScalarType::Int32, {x}, {{0, 0}});
+  count.define_reduction(0, {r}, {sum_into({0}, 1)});
+  Func wave("wave", ScalarType::Float32, {x}, {{0, 9}});
+  wave.define(sin(scaled(x)));
+  Func root("root", ScalarType::Float32, {x}, {{0, 9}});
+  root.define(sqrt(scaled(x)));
+  const Pipeline p({scaled, after, count, wave, root});
+  EXPECT_EQ(output_tolerance(p, *p.stage("scaled"), 1e-4), 0);
+  EXPECT_EQ(output_tolerance(p, *p.stage("after"), 1e-4), 1e-4);
+  EXPECT_EQ(output_tolerance(p, *p.stage("count"), 1e-4), 0);
+  EXPECT_EQ(output_tolerance(p, *p.stage("wave"), 1e-4), 1e-4);
+  EXPECT_EQ(output_tolerance(p, *p.stage("root"), 1e-4), 0);
+}
+
+} // namespace
+} // namespace trapeze
