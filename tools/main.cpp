@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 int main(int argc, char** argv) {
   CLI::App root{"trapeze " TRAPEZE_VERSION_STRING
@@ -28,6 +29,18 @@ int main(int argc, char** argv) {
   trapeze::cli::add_bench_command(root, exit_code);
   trapeze::cli::add_machine_command(root, exit_code);
   try {
+    // CLI11 says only that a subcommand is required; name the one it did not know.
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string commands;
+      bool known = false;
+      for (const CLI::App* sub : root.get_subcommands([](CLI::App*) { return true; })) {
+        known = known || sub->get_name() == argv[1];
+        commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!known)
+        throw trapeze::cli::UsageError("unknown command '" + std::string(argv[1]) +
+                                       "' (commands: " + commands + ")");
+    }
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return root.exit(e);

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 namespace trapeze {
@@ -137,8 +138,19 @@ Buffer read_png(const std::string& path) {
                 std::to_string(layout.channels) + " channels of " +
                 std::to_string(layout.bit_depth) + " bits)");
 
-  std::vector<png_byte> pixels(layout.row_bytes * layout.rows);
-  std::vector<png_bytep> row_pointers(layout.rows);
+  // The header's size, before anything of it is allocated: a few bytes of
+  // file can claim 65535 x 65535 pixels.
+  std::vector<png_byte> pixels;
+  std::vector<png_bytep> row_pointers;
+  try {
+    pixels.resize(static_cast<std::size_t>(layout.row_bytes) * layout.rows);
+    row_pointers.resize(layout.rows);
+  } catch (const std::bad_alloc&) {
+    throw Error("cannot read PNG file " + quoted(path) + ": its header claims " +
+                std::to_string(layout.cols) + " x " + std::to_string(layout.rows) + " pixels (" +
+                std::to_string(static_cast<std::uint64_t>(layout.row_bytes) * layout.rows) +
+                " bytes), more memory than can be allocated");
+  }
   for (png_uint_32 r = 0; r < layout.rows; ++r)
     row_pointers[r] = pixels.data() + r * layout.row_bytes;
   if (!read_png_rows(s.png, s.info, row_pointers.data()))
