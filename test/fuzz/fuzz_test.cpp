@@ -66,6 +66,9 @@ CompileOptions fuzz_compile_options() {
   // Cheap compiles: the generated code's speed does not matter here, and
   // without contraction float32 rounds exactly as the interpreter does.
   options.flags = "-O1 -fopenmp -ffp-contract=off";
+  // A run under UBSan replaces them (docs/fuzzing.md): generated code with
+  // undefined behaviour then stops its child with a report.
+  if (const char* flags = std::getenv("TRAPEZE_FUZZ_CXXFLAGS")) options.flags = flags;
   // Every access checked against its buffer: an out-of-bounds read or write
   // is a failure with its message, even where it would not change a value.
   options.bounds_check = true;
