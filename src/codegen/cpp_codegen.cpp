@@ -256,7 +256,9 @@ public:
       return;
     }
     if (const auto* n = s.as<lower::LetStmt>()) {
-      const std::string value = expr(n->value);
+      // A value read from the data (a reduction's update target) may overflow
+      // like a stage value; a coordinate or bound cannot.
+      const std::string value = ir::reads_memory(n->value) ? stage_value(n->value) : expr(n->value);
       const std::string key = (n->value.type() == ScalarType::Int32 ? "v:" : "p:") + n->name;
       const std::string name = names_.declare(key, n->name);
       line("const " + std::string(cpp_type_name(n->value.type())) + " " + name + " = " + value +
