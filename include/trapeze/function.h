@@ -16,6 +16,7 @@
 
 #include "trapeze/expr.h"
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -73,6 +74,11 @@ class Function {
 public:
   Function(std::string name, ScalarType type, std::vector<std::string> vars,
            std::vector<Interval> domain, SourceLocation declared_at);
+  /// Releases the definition without recursing through the stages it reads
+  /// (a chain of 100,000 stages would overflow the stack).
+  ~Function();
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
 
   const std::string& name() const { return name_; }
   ScalarType type() const { return type_; }
@@ -97,6 +103,11 @@ public:
   std::string describe() const;
 
 private:
+  /// The stages from this one back to itself through `reads` (the stages its
+  /// new definition reads), if they close a cycle ([this, s1, ..., sk], sk
+  /// reading this), else empty.
+  std::vector<const Function*> cycle_through_this(const std::vector<Function*>& reads) const;
+
   std::string name_;
   ScalarType type_;
   std::vector<std::string> vars_;
@@ -105,6 +116,15 @@ private:
   SourceLocation defined_at_;
   bool defined_ = false;
   Definition definition_;
+  // What lets define() find a cycle without walking every stage it reaches
+  // (quadratic over a chain of definitions); see cycle_through_this().
+  /// How many reads of this stage were defined while it had no definition.
+  /// Only such a read can lead back to this stage once it is defined.
+  std::size_t reads_before_definition_ = 0;
+  /// True once every stage this one reads, directly or through others, was
+  /// defined when it was: it then cannot reach a stage defined later, so a
+  /// later definition never closes a cycle through it.
+  bool reads_only_defined_ = false;
 };
 
 /// An input image of the pipeline: element type and extents (affine in the

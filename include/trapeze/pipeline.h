@@ -3,11 +3,14 @@
 
 #include "trapeze/function.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace trapeze {
@@ -59,6 +62,9 @@ public:
   const std::vector<ParamInfo>& params() const { return params_; }
 
   bool is_output(const ir::Function& f) const;
+  /// The position of `f` in stages(), or nullopt if it is not a stage of the pipeline.
+  std::optional<std::size_t> stage_index(const ir::Function& f) const;
+  bool has_stage(std::string_view name) const;
   /// The stage with this name; throws trapeze::Error if there is none.
   const ir::FunctionPtr& stage(std::string_view name) const;
   const ir::InputImagePtr& input(std::string_view name) const;
@@ -81,11 +87,21 @@ public:
   ParamValues bind(const ParamValues& given) const;
 
 private:
+  /// Fills the look-ups below from stages_, inputs_ and outputs_.
+  void index_stages();
+
   std::string name_;
   std::vector<ir::FunctionPtr> stages_;
   std::vector<ir::FunctionPtr> outputs_;
   std::vector<ir::InputImagePtr> inputs_;
   std::vector<ParamInfo> params_;
+  // Look-ups computed once, so that the questions above cost O(1) each
+  // (asked once per stage, they would otherwise make a pass quadratic).
+  std::unordered_map<const ir::Function*, std::size_t> stage_index_;
+  std::unordered_map<std::string, std::size_t> stage_by_name_;
+  std::unordered_map<std::string, std::size_t> input_by_name_;
+  std::unordered_set<const ir::Function*> output_set_;
+  std::vector<std::vector<std::size_t>> consumers_; ///< per stage, its readers' indices
 };
 
 /// Evaluates an int64 expression of parameters and constants (a bound or an

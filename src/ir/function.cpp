@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_set>
 
 namespace trapeze::ir {
 
@@ -78,6 +79,27 @@ Function::Function(std::string name, ScalarType type, std::vector<std::string> v
   }
 }
 
+Function::~Function() {
+  // Releasing a definition releases the stages it reads, each of which may
+  // release its own: one level of recursion per stage of a chain. Instead,
+  // the definitions released while a stage is being destroyed wait in a
+  // list of the outermost destructor, which releases them one at a time, so
+  // that the depth stays that of one expression.
+  thread_local std::vector<Definition>* waiting = nullptr; // the outermost one's list
+  if (waiting) {
+    waiting->push_back(std::move(definition_));
+    return;
+  }
+  std::vector<Definition> list;
+  list.push_back(std::move(definition_));
+  waiting = &list;
+  while (!list.empty()) {
+    const Definition released = std::move(list.back());
+    list.pop_back();
+  } // `released` goes here, and may add to the list
+  waiting = nullptr;
+}
+
 const Definition& Function::definition() const {
   if (!defined_)
     throw Error("stage " + describe() +
@@ -134,26 +156,79 @@ void for_each_expr(const Definition& d, const std::function<void(const Expr&)>& 
 
 namespace {
 
-// Finds a chain of stages from `from` back to `target`; empty if none.
-bool find_path(const Function* from, const Function* target, std::set<const Function*>& visited,
-               std::vector<std::string>& path) {
-  if (!visited.insert(from).second || !from->has_definition()) return false;
-  std::vector<const Function*> next;
-  for_each_expr(from->definition(), [&](const Expr& e) {
+// The stages a definition reads, in order of access (a stage read twice is listed twice).
+std::vector<Function*> stages_read(const Definition& d) {
+  std::vector<Function*> out;
+  for_each_expr(d, [&](const Expr& e) {
     for_each_node(e, [&](const Expr& n) {
-      if (const auto* a = n.as<Access>(); a && a->func) next.push_back(a->func.get());
+      if (const auto* a = n.as<Access>(); a && a->func) out.push_back(a->func.get());
     });
   });
-  for (const Function* n : next) {
-    if (n == target || find_path(n, target, visited, path)) {
-      path.push_back(n->name());
-      return true;
-    }
+  return out;
+}
+
+// A cycle error lists this many of its stages; the rest are counted (a cycle
+// can run through 100,000 stages, and the message must stay readable).
+constexpr std::size_t kCycleStagesShown = 8;
+
+// "b -> a -> b", or for a long cycle its first stages and how many more:
+// "a cycle of 4000 stages: s3999 -> ... -> s3992 -> ... and 3992 more -> s3999".
+std::string cycle_text(const std::vector<const Function*>& cycle) {
+  std::string out;
+  const std::size_t shown = std::min(cycle.size(), kCycleStagesShown);
+  for (std::size_t i = 0; i < shown; ++i)
+    out += cycle[i]->name() + " -> ";
+  if (shown < cycle.size()) {
+    out = "a cycle of " + std::to_string(cycle.size()) + " stages: " + out + "... and " +
+          std::to_string(cycle.size() - shown) + " more -> ";
   }
-  return false;
+  return out + cycle.front()->name();
 }
 
 } // namespace
+
+// A depth-first search of the reads, in order of access, from this stage
+// back to itself: the first chain found is the one reported, as it always
+// was. It is iterative (a chain of stages can be 100,000 deep), and it skips
+// what cannot lead back here, so that defining the stages of a pipeline one
+// by one is linear in their number rather than quadratic:
+//  - without a read defined before this stage was, only a direct self-read
+//    can close a cycle (any longer one ends in such a read);
+//  - a stage that reads only defined stages (reads_only_defined_) could not
+//    reach this one, undefined until now, and never will.
+std::vector<const Function*>
+Function::cycle_through_this(const std::vector<Function*>& reads) const {
+  if (reads_before_definition_ == 0) {
+    if (std::find(reads.begin(), reads.end(), this) != reads.end()) return {this};
+    return {};
+  }
+  struct Frame {
+    const Function* stage;
+    std::vector<Function*> reads;
+    std::size_t next = 0;
+  };
+  std::vector<Frame> path;
+  path.push_back(Frame{this, reads});
+  std::unordered_set<const Function*> visited{this};
+  while (!path.empty()) {
+    Frame& top = path.back();
+    if (top.next == top.reads.size()) {
+      path.pop_back();
+      continue;
+    }
+    const Function* next = top.reads[top.next++];
+    if (next == this) {
+      std::vector<const Function*> cycle;
+      for (const Frame& f : path)
+        cycle.push_back(f.stage);
+      return cycle;
+    }
+    if (next->reads_only_defined_ || !next->has_definition() || !visited.insert(next).second)
+      continue;
+    path.push_back(Frame{next, stages_read(next->definition_)});
+  }
+  return {};
+}
 
 void Function::define(Definition def, SourceLocation where) {
   if (defined_)
@@ -224,18 +299,19 @@ void Function::define(Definition def, SourceLocation where) {
   definition_ = std::move(def);
   defined_ = true;
   defined_at_ = where;
-  std::set<const Function*> visited;
-  std::vector<std::string> path;
-  if (find_path(this, this, visited, path)) {
+  const std::vector<Function*> reads = stages_read(definition_);
+  if (const std::vector<const Function*> cycle = cycle_through_this(reads); !cycle.empty()) {
     const bool was_reduction = definition_.is_reduction();
     defined_ = false;
     definition_ = Definition{};
-    std::string chain = name_;
-    for (auto it = path.rbegin(); it != path.rend(); ++it)
-      chain += " -> " + *it;
-    throw Error("cycle: stage " + describe() + w + " reads itself through " + chain +
+    throw Error("cycle: stage " + describe() + w + " reads itself through " + cycle_text(cycle) +
                 "; a pipeline is a DAG of stages" +
                 (was_reduction ? "" : " (use a reduction to accumulate)"));
+  }
+  reads_only_defined_ = true;
+  for (Function* read : reads) {
+    if (!read->has_definition()) ++read->reads_before_definition_;
+    reads_only_defined_ = reads_only_defined_ && read->reads_only_defined_;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <unordered_set>
 
 namespace trapeze {
 
@@ -61,9 +62,15 @@ Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
   };
 
   // Depth-first from the outputs; a stage is appended after all its producers.
-  std::function<void(const FunctionPtr&, const Function*)> visit = [&](const FunctionPtr& f,
-                                                                       const Function* consumer) {
-    if (done.count(f.get())) return;
+  // Iterative, with the path on the heap: a chain of stages can be 100,000 deep.
+  struct Frame {
+    const FunctionPtr* stage;
+    std::vector<const Access*> accesses;
+    std::size_t next = 0;
+  };
+  std::vector<Frame> path;
+  std::set<const InputImage*> seen_inputs;
+  const auto enter = [&](const FunctionPtr& f, const Function* consumer) {
     if (!f->has_definition())
       throw Error("stage " + f->describe() + " is used but never defined" +
                   (consumer ? " (it is read by stage " + consumer->describe() + ")" : "") +
@@ -72,72 +79,99 @@ Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
       throw Error("cycle through stage " + f->describe()); // define() prevents this
     claim_name(f->name(), f.get(), "stage " + f->describe());
     for_each_stage_expr(*f, note_params);
-    for (const Access* a : accesses_of(*f)) {
-      if (a->func) {
-        visit(a->func, f.get());
-      } else {
+    path.push_back(Frame{&f, accesses_of(*f)});
+  };
+  for (const FunctionPtr& out : outputs_) {
+    TRAPEZE_ASSERT(out != nullptr, "null output");
+    if (!done.count(out.get())) enter(out, nullptr);
+    while (!path.empty()) {
+      Frame& top = path.back();
+      if (top.next < top.accesses.size()) {
+        const Access* a = top.accesses[top.next++];
+        if (a->func) {
+          if (!done.count(a->func.get())) enter(a->func, top.stage->get());
+          continue;
+        }
         claim_name(a->image->name(), a->image.get(), "input " + a->image->describe());
-        if (std::find(inputs_.begin(), inputs_.end(), a->image) == inputs_.end()) {
+        if (seen_inputs.insert(a->image.get()).second) {
           for (const Expr& e : a->image->extents())
             note_params(e);
           inputs_.push_back(a->image);
         }
+        continue;
       }
+      const FunctionPtr& f = *top.stage;
+      path.pop_back();
+      on_stack.erase(f.get());
+      done.insert(f.get());
+      stages_.push_back(f);
     }
-    on_stack.erase(f.get());
-    done.insert(f.get());
-    stages_.push_back(f);
-  };
-  for (const FunctionPtr& out : outputs_) {
-    TRAPEZE_ASSERT(out != nullptr, "null output");
-    visit(out, nullptr);
   }
   for (const auto& [n, t] : param_types)
     params_.push_back(ParamInfo{n, t, false, {}, std::nullopt, std::nullopt});
+  index_stages();
 }
 
-bool Pipeline::is_output(const Function& f) const {
-  return std::any_of(outputs_.begin(), outputs_.end(),
-                     [&](const FunctionPtr& o) { return o.get() == &f; });
+void Pipeline::index_stages() {
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    stage_index_.emplace(stages_[i].get(), i);
+    stage_by_name_.emplace(stages_[i]->name(), i);
+  }
+  for (std::size_t i = 0; i < inputs_.size(); ++i)
+    input_by_name_.emplace(inputs_[i]->name(), i);
+  for (const FunctionPtr& o : outputs_)
+    output_set_.insert(o.get());
+  consumers_.resize(stages_.size());
+  for (std::size_t i = 0; i < stages_.size(); ++i)
+    for (const FunctionPtr& producer : producer_stages(*stages_[i]))
+      consumers_[stage_index_.at(producer.get())].push_back(i);
+}
+
+bool Pipeline::is_output(const Function& f) const { return output_set_.count(&f) > 0; }
+
+std::optional<std::size_t> Pipeline::stage_index(const Function& f) const {
+  const auto it = stage_index_.find(&f);
+  if (it == stage_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Pipeline::has_stage(std::string_view n) const {
+  return stage_by_name_.count(std::string(n)) > 0;
 }
 
 const FunctionPtr& Pipeline::stage(std::string_view n) const {
-  for (const FunctionPtr& f : stages_)
-    if (f->name() == n) return f;
+  if (const auto it = stage_by_name_.find(std::string(n)); it != stage_by_name_.end())
+    return stages_[it->second];
   throw Error("pipeline '" + name_ + "' has no stage named '" + std::string(n) + "'");
 }
 
 const InputImagePtr& Pipeline::input(std::string_view n) const {
-  for (const InputImagePtr& i : inputs_)
-    if (i->name() == n) return i;
+  if (const auto it = input_by_name_.find(std::string(n)); it != input_by_name_.end())
+    return inputs_[it->second];
   throw Error("pipeline '" + name_ + "' has no input named '" + std::string(n) + "'");
 }
 
 std::vector<FunctionPtr> Pipeline::consumers(const Function& f) const {
   std::vector<FunctionPtr> out;
-  for (const FunctionPtr& s : stages_) {
-    for (const Access* a : accesses_of(*s)) {
-      if (a->func.get() == &f) {
-        out.push_back(s);
-        break;
-      }
-    }
-  }
+  if (const auto it = stage_index_.find(&f); it != stage_index_.end())
+    for (std::size_t c : consumers_[it->second])
+      out.push_back(stages_[c]);
   return out;
 }
 
 std::vector<FunctionPtr> Pipeline::producer_stages(const Function& f) const {
   std::vector<FunctionPtr> out;
+  std::unordered_set<const Function*> seen;
   for (const Access* a : accesses_of(f))
-    if (a->func && std::find(out.begin(), out.end(), a->func) == out.end()) out.push_back(a->func);
+    if (a->func && seen.insert(a->func.get()).second) out.push_back(a->func);
   return out;
 }
 
 std::vector<InputImagePtr> Pipeline::producer_inputs(const Function& f) const {
   std::vector<InputImagePtr> out;
+  std::unordered_set<const InputImage*> seen;
   for (const Access* a : accesses_of(f))
-    if (a->image && std::find(out.begin(), out.end(), a->image) == out.end())
-      out.push_back(a->image);
+    if (a->image && seen.insert(a->image.get()).second) out.push_back(a->image);
   return out;
 }
 

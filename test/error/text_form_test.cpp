@@ -139,6 +139,28 @@ TEST(TextFormErrors, Cycle) {
               StartsWith("bug.trapeze:1:29: cycle: stage 'a'"));
 }
 
+// A long cycle lists its first 8 stages and counts the rest (a cycle of 4,000
+// stages was one line of 35 KB before issue 13).
+TEST(TextFormErrors, LongCycleListsItsFirstStagesAndCountsTheRest) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i)
+    text += "stage s" + std::to_string(i) + "(x): int32 on [0, 9] = s" +
+            std::to_string(i == 0 ? 999 : i - 1) + "(x) + 1\n";
+  const std::string message = error_of(text + "output s999\n");
+  EXPECT_EQ(message, "bug.trapeze:1000:32: cycle: stage 's999' (declared at bug.trapeze:1000) "
+                     "(defined at bug.trapeze:1000) reads itself through a cycle of 1000 stages: "
+                     "s999 -> s998 -> s997 -> s996 -> s995 -> s994 -> s993 -> s992 -> ... and 992 "
+                     "more -> s999; a pipeline is a DAG of stages (use a reduction to accumulate)");
+  // Eight stages or fewer are all listed.
+  text.clear();
+  for (int i = 0; i < 8; ++i)
+    text += "stage s" + std::to_string(i) + "(x): int32 on [0, 9] = s" +
+            std::to_string(i == 0 ? 7 : i - 1) + "(x) + 1\n";
+  EXPECT_THAT(
+      error_of(text + "output s7\n"),
+      HasSubstr("reads itself through s7 -> s6 -> s5 -> s4 -> s3 -> s2 -> s1 -> s0 -> s7; "));
+}
+
 TEST(TextFormErrors, DuplicateNames) {
   EXPECT_EQ(error_of("stage f(x): int32 on [0, 9] = x\nstage f(y): int32 on [0, 9] = y\noutput f"),
             "bug.trapeze:2:7: duplicate name: 'f' is already declared at line 1, column 7; stages "
