@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace trapeze::analysis {
 
@@ -28,22 +31,38 @@ struct Placement {
 class Aligner {
 public:
   Aligner(const Pipeline& p, const std::vector<const Function*>& group,
-          const std::vector<EdgeDependence>& edges) {
-    for (const FunctionPtr& f : p.stages())
-      if (std::find(group.begin(), group.end(), f.get()) != group.end()) stages_.push_back(f.get());
-    TRAPEZE_ASSERT(stages_.size() == group.size(),
-                   "align_and_scale: the group has a stage that is not in the pipeline, or twice");
-    for (const EdgeDependence& e : edges)
-      if (e.producer_stage && index_of(e.producer_stage) >= 0 && index_of(e.consumer) >= 0)
-        edges_.push_back(&e);
+          const std::vector<const EdgeDependence*>& edges) {
+    // The group's stages in the pipeline's topological order.
+    std::vector<std::pair<std::size_t, const Function*>> ordered;
+    for (const Function* f : group) {
+      const std::optional<std::size_t> i = p.stage_index(*f);
+      TRAPEZE_ASSERT(i.has_value(), "align_and_scale: the group has a stage that is not in the "
+                                    "pipeline");
+      ordered.emplace_back(*i, f);
+    }
+    std::sort(ordered.begin(), ordered.end());
+    for (const auto& [position, f] : ordered) {
+      const bool first = index_.emplace(f, static_cast<int>(stages_.size())).second;
+      TRAPEZE_ASSERT(first, "align_and_scale: the group has a stage twice");
+      stages_.push_back(f);
+    }
+    for (const EdgeDependence* e : edges)
+      if (e->producer_stage && index_of(e->producer_stage) >= 0 && index_of(e->consumer) >= 0)
+        edges_.push_back(e);
     // Consumers in topological order, whatever order the caller's edges came in.
     std::stable_sort(edges_.begin(), edges_.end(),
                      [&](const EdgeDependence* a, const EdgeDependence* b) {
                        return index_of(a->consumer) < index_of(b->consumer);
                      });
     placement_.resize(stages_.size());
+    edges_of_stage_.resize(stages_.size());
     for (std::size_t i = 0; i < stages_.size(); ++i)
       placement_[i].resize(static_cast<std::size_t>(stages_[i]->dimensions()));
+    for (std::size_t e = 0; e < edges_.size(); ++e) {
+      edges_of_stage_[static_cast<std::size_t>(index_of(edges_[e]->producer_stage))].push_back(e);
+      edges_of_stage_[static_cast<std::size_t>(index_of(edges_[e]->consumer))].push_back(e);
+      this_round_.insert(e); // the first round looks at every edge
+    }
   }
 
   GroupAlignment run() {
@@ -74,17 +93,32 @@ public:
 
 private:
   std::vector<const Function*> stages_; // topological order
+  std::unordered_map<const Function*, int> index_;
   std::vector<const EdgeDependence*> edges_;
   std::vector<std::vector<Placement>> placement_;
   std::vector<std::string> common_names_;
+  std::unordered_set<std::string> common_name_set_;
   std::string reason_;
+  // The rounds of propagate() (see there): per stage the positions of its
+  // edges in edges_, the edges still to look at in this round and in the
+  // next, and the position of the edge being looked at (-1 between rounds).
+  std::vector<std::vector<std::size_t>> edges_of_stage_;
+  std::set<std::size_t> this_round_, next_round_;
+  std::ptrdiff_t current_edge_ = -1;
 
   int index_of(const Function* f) const {
-    const auto it = std::find(stages_.begin(), stages_.end(), f);
-    return it == stages_.end() ? -1 : static_cast<int>(it - stages_.begin());
+    const auto it = index_.find(f);
+    return it == index_.end() ? -1 : it->second;
   }
   Placement& at(const Function* f, int dim) {
     return placement_[static_cast<std::size_t>(index_of(f))][static_cast<std::size_t>(dim)];
+  }
+
+  // A dimension of stage `i` was placed: its edges must be looked at again,
+  // later in this round if they come after the current one, else in the next.
+  void placed(std::size_t i) {
+    for (std::size_t e : edges_of_stage_[i])
+      (static_cast<std::ptrdiff_t>(e) > current_edge_ ? this_round_ : next_round_).insert(e);
   }
 
   bool fail(std::string why) {
@@ -151,7 +185,7 @@ private:
   }
 
   // Places one side of an aligned dimension pair from the other; false on a conflict.
-  bool propagate_edge(const EdgeDependence& e, bool& changed) {
+  bool propagate_edge(const EdgeDependence& e) {
     for (std::size_t k = 0; k < e.dims.size(); ++k) {
       const DimDependence& d = e.dims[k];
       if (d.kind != DimDependenceKind::Aligned) continue;
@@ -170,7 +204,7 @@ private:
                       ", which another dimension of " + quoted(e.consumer->name()) +
                       " already occupies");
         cons = Placement{prod.common, prod.scale * d.scale};
-        changed = true;
+        placed(static_cast<std::size_t>(index_of(e.consumer)));
       } else if (cons.common >= 0 && prod.common < 0) {
         if (uses_common(e.producer_stage, cons.common))
           return fail(what() + " must lie in common dimension " +
@@ -178,7 +212,7 @@ private:
                       ", which another dimension of " + quoted(e.producer_name()) +
                       " already occupies");
         prod = Placement{cons.common, cons.scale / d.scale};
-        changed = true;
+        placed(static_cast<std::size_t>(index_of(e.producer_stage)));
       } else if (prod.common >= 0 && cons.common >= 0) {
         if (prod.common != cons.common)
           return fail(what() + " lies in " + placement_text(prod) + " but " +
@@ -195,20 +229,32 @@ private:
     return true;
   }
 
+  // Rounds over the edges in order, each edge placing one side from the
+  // other, until a round places nothing. An edge is looked at again only
+  // when one of its stages got a placement since it last was: otherwise it
+  // would place nothing and find no conflict, as every placement is final.
+  // So the rounds cost what they place, not rounds x edges (a chain of N
+  // stages, aligned from its last stage backwards, takes N rounds), and they
+  // place and fail exactly as full rounds would.
   bool propagate() {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (const EdgeDependence* e : edges_)
-        if (!propagate_edge(*e, changed)) return false;
+    for (;;) {
+      if (this_round_.empty()) {
+        if (next_round_.empty()) break;
+        std::swap(this_round_, next_round_);
+      }
+      const std::size_t e = *this_round_.begin();
+      this_round_.erase(this_round_.begin());
+      current_edge_ = static_cast<std::ptrdiff_t>(e);
+      if (!propagate_edge(*edges_[e])) return false;
     }
+    current_edge_ = -1;
     return true;
   }
 
   int new_common(const Function* f, int dim) {
     std::string name = f->vars()[static_cast<std::size_t>(dim)];
-    if (std::find(common_names_.begin(), common_names_.end(), name) != common_names_.end())
-      name = f->name() + "." + name;
+    if (common_name_set_.count(name)) name = f->name() + "." + name;
+    common_name_set_.insert(name);
     common_names_.push_back(name);
     return static_cast<int>(common_names_.size()) - 1;
   }
@@ -220,35 +266,37 @@ private:
       if (stages_[i]->dimensions() >= stages_[ref]->dimensions()) ref = i;
     for (int k = 0; k < stages_[ref]->dimensions(); ++k)
       placement_[ref][static_cast<std::size_t>(k)] = Placement{new_common(stages_[ref], k), 1};
+    placed(ref);
     if (!propagate()) return false;
     // Dimensions no edge aligns (read only at constants) get common dimensions of their own.
     for (std::size_t i = 0; i < stages_.size(); ++i)
       for (int k = 0; k < stages_[i]->dimensions(); ++k)
         if (placement_[i][static_cast<std::size_t>(k)].common < 0) {
           placement_[i][static_cast<std::size_t>(k)] = Placement{new_common(stages_[i], k), 1};
+          placed(i);
           if (!propagate()) return false;
         }
     normalize_scales();
     return true;
   }
 
-  // Per common dimension, the smallest factor making every scale a positive integer.
+  // Per common dimension, the smallest factor making every scale a positive integer
+  // (one pass over the placements for all common dimensions together).
   void normalize_scales() {
-    for (int m = 0; m < static_cast<int>(common_names_.size()); ++m) {
-      std::int64_t lcm = 1, gcd = 0;
-      for (auto& dims : placement_)
-        for (Placement& pl : dims)
-          if (pl.common == m) lcm = std::lcm(lcm, pl.scale.den);
-      for (auto& dims : placement_)
-        for (Placement& pl : dims)
-          if (pl.common == m) {
-            pl.scale = pl.scale * Rational(lcm);
-            gcd = std::gcd(gcd, pl.scale.num);
-          }
-      for (auto& dims : placement_)
-        for (Placement& pl : dims)
-          if (pl.common == m && gcd > 1) pl.scale = Rational(pl.scale.num / gcd);
-    }
+    const std::size_t n = common_names_.size();
+    std::vector<std::int64_t> lcm(n, 1), gcd(n, 0);
+    const auto common = [](const Placement& pl) { return static_cast<std::size_t>(pl.common); };
+    for (auto& dims : placement_)
+      for (Placement& pl : dims)
+        lcm[common(pl)] = std::lcm(lcm[common(pl)], pl.scale.den);
+    for (auto& dims : placement_)
+      for (Placement& pl : dims) {
+        pl.scale = pl.scale * Rational(lcm[common(pl)]);
+        gcd[common(pl)] = std::gcd(gcd[common(pl)], pl.scale.num);
+      }
+    for (auto& dims : placement_)
+      for (Placement& pl : dims)
+        if (gcd[common(pl)] > 1) pl.scale = Rational(pl.scale.num / gcd[common(pl)]);
   }
 
   // The stage dimension placed in common dimension m, or -1.
@@ -339,8 +387,16 @@ std::string UniformDependence::str() const {
 }
 
 GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const Function*>& group,
-                               const std::vector<EdgeDependence>& edges) {
+                               const std::vector<const EdgeDependence*>& edges) {
   return Aligner(p, group, edges).run();
+}
+
+GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const Function*>& group,
+                               const std::vector<EdgeDependence>& edges) {
+  std::vector<const EdgeDependence*> pointers;
+  for (const EdgeDependence& e : edges)
+    pointers.push_back(&e);
+  return Aligner(p, group, pointers).run();
 }
 
 GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const Function*>& group) {
@@ -349,7 +405,7 @@ GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const Functi
     std::vector<EdgeDependence> in = consumer_dependences(*f);
     std::move(in.begin(), in.end(), std::back_inserter(edges));
   }
-  return Aligner(p, group, edges).run();
+  return align_and_scale(p, group, edges);
 }
 
 } // namespace trapeze::analysis

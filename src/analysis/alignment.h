@@ -62,6 +62,12 @@ struct GroupAlignment {
 GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const ir::Function*>& group,
                                const std::vector<EdgeDependence>& edges);
 
+/// The same over some of the pipeline's dependences: at least those between
+/// stages of the group (the others are ignored). Aligning the groups of a
+/// partition each with its own edges costs the edges once, not once per group.
+GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const ir::Function*>& group,
+                               const std::vector<const EdgeDependence*>& edges);
+
 /// The same, computing the dependences of the group's stages itself.
 GroupAlignment align_and_scale(const Pipeline& p, const std::vector<const ir::Function*>& group);
 

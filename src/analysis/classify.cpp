@@ -46,8 +46,7 @@ std::string StageClassification::str() const {
   return out;
 }
 
-StageClassification classify_stage(const Function& stage,
-                                   const std::vector<EdgeDependence>& edges) {
+StageClassification classify_stage(const Function& stage, std::span<const EdgeDependence> edges) {
   StageClassification c;
   const Definition& def = stage.definition();
   if (def.is_reduction()) {

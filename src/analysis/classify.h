@@ -4,6 +4,7 @@
 #include "analysis/dependence.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,6 @@ struct StageClassification {
 /// Classifies `stage` from the edges into it (edges of other consumers are ignored),
 /// e.g. the result of consumer_dependences(stage) or dependences(pipeline).
 StageClassification classify_stage(const ir::Function& stage,
-                                   const std::vector<EdgeDependence>& edges);
+                                   std::span<const EdgeDependence> edges);
 
 } // namespace trapeze::analysis

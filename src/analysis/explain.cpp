@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <unordered_map>
 
 namespace trapeze {
 
@@ -43,74 +45,96 @@ struct Report {
   std::string whole_reason;
 };
 
-// Connected components of `stages` (topological order) joined by the edges `joins` accepts.
-template <typename Joins> std::vector<std::vector<const Function*>>
-connected_components(const std::vector<const Function*>& stages,
-                     const std::vector<EdgeDependence>& edges, Joins joins) {
+// Stages joined by edges, with the edges that run between them.
+struct Component {
+  std::vector<const Function*> stages;      ///< topological order
+  std::vector<const EdgeDependence*> edges; ///< those between its stages, in the given order
+};
+
+// Connected components of `stages` (topological order) joined by the edges `joins` accepts,
+// ordered by their first stage. Each gets the edges of `edges` between its own stages,
+// whether they join or not (they matter to its alignment).
+template <typename Joins>
+std::vector<Component> connected_components(const std::vector<const Function*>& stages,
+                                            const std::vector<const EdgeDependence*>& edges,
+                                            Joins joins) {
+  std::unordered_map<const Function*, std::size_t> index;
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    index.emplace(stages[i], i);
+  const auto index_of = [&](const Function* f) {
+    const auto it = index.find(f);
+    return it == index.end() ? stages.size() : it->second;
+  };
   std::vector<std::size_t> parent(stages.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
-  const auto index = [&](const Function* f) {
-    return static_cast<std::size_t>(std::find(stages.begin(), stages.end(), f) - stages.begin());
-  };
   const auto find = [&](std::size_t i) {
     while (parent[i] != i)
       i = parent[i] = parent[parent[i]];
     return i;
   };
-  for (const EdgeDependence& e : edges) {
-    if (!e.producer_stage || !joins(e)) continue;
-    const std::size_t a = index(e.producer_stage), b = index(e.consumer);
+  for (const EdgeDependence* e : edges) {
+    if (!e->producer_stage || !joins(*e)) continue;
+    const std::size_t a = index_of(e->producer_stage), b = index_of(e->consumer);
     if (a < stages.size() && b < stages.size()) parent[find(a)] = find(b);
   }
-  // Components ordered by their first stage in topological order.
-  std::vector<std::vector<const Function*>> out;
-  std::vector<std::size_t> root_of_component;
+  std::vector<Component> out;
+  std::unordered_map<std::size_t, std::size_t> component_of_root;
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    const std::size_t r = find(i);
-    const auto it = std::find(root_of_component.begin(), root_of_component.end(), r);
-    if (it == root_of_component.end()) {
-      root_of_component.push_back(r);
-      out.push_back({stages[i]});
-    } else {
-      out[static_cast<std::size_t>(it - root_of_component.begin())].push_back(stages[i]);
-    }
+    const auto [it, fresh] = component_of_root.emplace(find(i), out.size());
+    if (fresh) out.emplace_back();
+    out[it->second].stages.push_back(stages[i]);
+  }
+  for (const EdgeDependence* e : edges) {
+    if (!e->producer_stage) continue;
+    const std::size_t a = index_of(e->producer_stage), b = index_of(e->consumer);
+    if (a < stages.size() && b < stages.size() && find(a) == find(b))
+      out[component_of_root.at(find(a))].edges.push_back(e);
   }
   return out;
 }
 
-Group aligned_group(const Pipeline& p, std::vector<const Function*> stages,
-                    const std::vector<EdgeDependence>& edges, bool split) {
+Group aligned_group(const Pipeline& p, Component component, bool split) {
   Group g;
-  g.stages = std::move(stages);
-  g.alignment = align_and_scale(p, g.stages, edges);
+  g.stages = std::move(component.stages);
+  g.alignment = align_and_scale(p, g.stages, component.edges);
   if (g.alignment.ok || !split || g.stages.size() < 2) return g;
   const auto alignable = [](const EdgeDependence& e) {
     return e.is_uniform() && !e.consumer->definition().is_reduction() &&
            !e.producer_stage->definition().is_reduction();
   };
-  auto parts = connected_components(g.stages, edges, alignable);
+  auto parts = connected_components(g.stages, component.edges, alignable);
   if (parts.size() < 2) return g; // the conflict lies in how uniform edges combine
   for (auto& part : parts)
-    g.parts.push_back(aligned_group(p, std::move(part), edges, false));
+    g.parts.push_back(aligned_group(p, std::move(part), false));
   return g;
 }
 
 Report analyse(const Pipeline& p) {
   Report r;
   r.edges = dependences(p);
+  // dependences() lists each consumer's edges together, consumers in p.stages() order.
   std::vector<const Function*> all;
+  std::size_t first_edge = 0;
   for (const FunctionPtr& f : p.stages()) {
-    r.classes.push_back(classify_stage(*f, r.edges));
+    std::size_t end = first_edge;
+    while (end < r.edges.size() && r.edges[end].consumer == f.get())
+      ++end;
+    r.classes.push_back(classify_stage(
+        *f, std::span<const EdgeDependence>(r.edges).subspan(first_edge, end - first_edge)));
+    first_edge = end;
     all.push_back(f.get());
   }
-  auto components = connected_components(all, r.edges, [](const EdgeDependence&) { return true; });
+  std::vector<const EdgeDependence*> edges;
+  for (const EdgeDependence& e : r.edges)
+    edges.push_back(&e);
+  auto components = connected_components(all, edges, [](const EdgeDependence&) { return true; });
   if (components.size() > 1)
     r.whole_reason = "the stages form " + std::to_string(components.size()) +
-                     " connected components (e.g. '" + components[0].front()->name() + "' and '" +
-                     components[1].front()->name() +
+                     " connected components (e.g. '" + components[0].stages.front()->name() +
+                     "' and '" + components[1].stages.front()->name() +
                      "' share no producer-consumer path), so each is aligned on its own";
   for (auto& c : components)
-    r.components.push_back(aligned_group(p, std::move(c), r.edges, true));
+    r.components.push_back(aligned_group(p, std::move(c), true));
   return r;
 }
 
