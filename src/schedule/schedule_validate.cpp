@@ -112,8 +112,10 @@ private:
       successors[key.first].push_back(key.second);
 
     // Depth-first search; a back edge closes a cycle, which the stack spells out.
+    // Iterative: a naive schedule of a chain of 100,000 stages has as many groups.
     std::vector<int> state(n, 0); // 0 unvisited, 1 on the stack, 2 done
     std::vector<std::size_t> stack;
+    std::vector<std::size_t> next_successor; // per group on the stack: the next to follow
     const auto report = [&](std::size_t to) {
       std::vector<std::size_t> cycle(std::find(stack.begin(), stack.end(), to), stack.end());
       std::vector<std::string> groups, reads;
@@ -129,18 +131,27 @@ private:
                   "; merge them into one group or move the stages so that each group only "
                   "reads groups computed before it");
     };
-    const auto visit = [&](const auto& self, std::size_t g) -> void {
+    const auto enter = [&](std::size_t g) {
       state[g] = 1;
       stack.push_back(g);
-      for (std::size_t next : successors[g]) {
-        if (state[next] == 1) report(next);
-        if (state[next] == 0) self(self, next);
-      }
-      stack.pop_back();
-      state[g] = 2;
+      next_successor.push_back(0);
     };
-    for (std::size_t g = 0; g < n; ++g)
-      if (state[g] == 0) visit(visit, g);
+    for (std::size_t start = 0; start < n; ++start) {
+      if (state[start] != 0) continue;
+      enter(start);
+      while (!stack.empty()) {
+        const std::size_t g = stack.back();
+        if (next_successor.back() == successors[g].size()) {
+          stack.pop_back();
+          next_successor.pop_back();
+          state[g] = 2;
+          continue;
+        }
+        const std::size_t next = successors[g][next_successor.back()++];
+        if (state[next] == 1) report(next);
+        if (state[next] == 0) enter(next);
+      }
+    }
   }
 
   std::vector<const ir::Function*> group_stages(std::size_t g) const {
@@ -283,10 +294,7 @@ private:
     }
   }
 
-  bool has_stage(const std::string& name) const {
-    return std::any_of(p_.stages().begin(), p_.stages().end(),
-                       [&](const ir::FunctionPtr& f) { return f->name() == name; });
-  }
+  bool has_stage(const std::string& name) const { return p_.has_stage(name); }
 
   const Pipeline& p_;
   const Schedule& s_;
