@@ -52,9 +52,14 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
                         model.stage(producer).function->name() + "'");
   }
   std::vector<const ir::Function*> functions;
-  for (int m : members)
+  // Only the edges into the members: a candidate then costs its own size, not the pipeline's.
+  std::vector<const analysis::EdgeDependence*> edges;
+  for (int m : members) {
     functions.push_back(model.stage(m).function.get());
-  analysis::GroupAlignment alignment = analysis::align_and_scale(p, functions, model.edges());
+    for (std::size_t e : model.stage(m).in_edges)
+      edges.push_back(&model.edges()[e]);
+  }
+  analysis::GroupAlignment alignment = analysis::align_and_scale(p, functions, edges);
   if (!alignment.ok) return fail(alignment.reason);
   const auto role = [&](const ir::Function& f) {
     plan::StageRole r;
