@@ -353,7 +353,11 @@ private:
                                 "' is int64, so its default must be an "
                                 "integer, found " +
                                 v.describe());
-    if (v.kind == TokenKind::Float) return ParamValue(sign * float_value(v.text, v.where));
+    if (v.kind == TokenKind::Float)
+      return ParamValue(
+          sign * float_value(v.text,
+                             (p.default_negative ? "-" : "") + v.text + (v.float32 ? "f" : ""),
+                             type, v.where));
     if (const auto e = literal_name(v.text); e && e->as<ir::FloatConst>())
       return ParamValue(sign * e->as<ir::FloatConst>()->value);
     fail(v.where, "expected a number as the default of parameter '" + p.name.name + "', found " +
@@ -373,11 +377,31 @@ private:
     return static_cast<std::int64_t>(magnitude);
   }
 
-  double float_value(const std::string& text, TextPosition where) const {
+  // A float literal (`written` as in the file) as a value of `type`: read as
+  // float64, then rounded to float32 for a float32, as the printer expects. A
+  // literal that would become infinity, or 0 though it is not 0, is an error
+  // (in float32 as in float64) rather than silently another number.
+  double float_value(const std::string& text, const std::string& written, ScalarType type,
+                     TextPosition where) const {
     double v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size())
-      fail(where, "the number " + text + " is out of the range of float64");
+    const bool in_float64 = ec == std::errc() && end == text.data() + text.size();
+    // Halfway between float32's largest finite value and 2^128: the least
+    // magnitude that rounds to infinity.
+    constexpr double float32_overflow = 0x1.ffffffp+127;
+    const bool overflow = std::fabs(v) >= float32_overflow;
+    const bool underflow = v != 0 && static_cast<float>(v) == 0.0f;
+    if (type == ScalarType::Float32 && (!in_float64 || overflow || underflow))
+      fail(where, "the number " + written +
+                      " is out of the range of float32 (largest finite magnitude about 3.4e38, "
+                      "smallest nonzero about 1.4e-45)" +
+                      (overflow    ? ": it would be infinity (write inf_f32 for infinity)"
+                       : underflow ? ": it would be 0 (write 0.0f for 0)"
+                                   : ""));
+    if (!in_float64)
+      fail(where, "the number " + written +
+                      " is out of the range of float64 (largest finite magnitude about 1.8e308, "
+                      "smallest nonzero about 4.9e-324)");
     return v;
   }
 
@@ -396,8 +420,9 @@ private:
     switch (e.kind) {
     case Kind::Integer: return int32_literal(e, false, e.where);
     case Kind::Float: {
-      const double v = float_value(e.text, e.where);
-      return ir::FloatConst::make(e.float32 ? ScalarType::Float32 : ScalarType::Float64, v);
+      const ScalarType type = e.float32 ? ScalarType::Float32 : ScalarType::Float64;
+      return ir::FloatConst::make(
+          type, float_value(e.text, e.text + (e.float32 ? "f" : ""), type, e.where));
     }
     case Kind::Name: return name(e, scope);
     case Kind::Call: return call(e, scope);

@@ -161,6 +161,48 @@ TEST(TextFormErrors, LongCycleListsItsFirstStagesAndCountsTheRest) {
       HasSubstr("reads itself through s7 -> s6 -> s5 -> s4 -> s3 -> s2 -> s1 -> s0 -> s7; "));
 }
 
+// A float literal that its type would turn into infinity or 0 is an error
+// naming the literal, not another number (1e39f was infinity before issue 13).
+TEST(TextFormErrors, FloatLiteralsOutOfTheirTypesRange) {
+  const auto stage = [](const std::string& value) {
+    return error_of("stage f(x): float32 on [0, 9] = float32(x) * " + value + "\noutput f\n");
+  };
+  EXPECT_EQ(stage("1e39f"),
+            "bug.trapeze:1:46: the number 1e39f is out of the range of float32 (largest finite "
+            "magnitude about 3.4e38, smallest nonzero about 1.4e-45): it would be infinity (write "
+            "inf_f32 for infinity)");
+  EXPECT_EQ(stage("3.4028236e38f"),
+            "bug.trapeze:1:46: the number 3.4028236e38f is out of the range of float32 (largest "
+            "finite magnitude about 3.4e38, smallest nonzero about 1.4e-45): it would be infinity "
+            "(write inf_f32 for infinity)");
+  EXPECT_EQ(stage("1e-50f"),
+            "bug.trapeze:1:46: the number 1e-50f is out of the range of float32 (largest finite "
+            "magnitude about 3.4e38, smallest nonzero about 1.4e-45): it would be 0 (write 0.0f "
+            "for 0)");
+  EXPECT_EQ(stage("1e999f"),
+            "bug.trapeze:1:46: the number 1e999f is out of the range of float32 (largest finite "
+            "magnitude about 3.4e38, smallest nonzero about 1.4e-45)");
+  EXPECT_EQ(error_of("stage f(x): float64 on [0, 9] = float64(x) * 1e999\noutput f\n"),
+            "bug.trapeze:1:46: the number 1e999 is out of the range of float64 (largest finite "
+            "magnitude about 1.8e308, smallest nonzero about 4.9e-324)");
+  EXPECT_EQ(error_of("stage f(x): float64 on [0, 9] = float64(x) * 1e-400\noutput f\n"),
+            "bug.trapeze:1:46: the number 1e-400 is out of the range of float64 (largest finite "
+            "magnitude about 1.8e308, smallest nonzero about 4.9e-324)");
+  EXPECT_THAT(error_of("param w: float32 = -1e39\nstage f(x): float32 on [0, 9] = w\noutput f\n"),
+              StartsWith("bug.trapeze:1:21: the number -1e39 is out of the range of float32"));
+  // The extremes of float32 and float64 are values.
+  for (const char* value : {"3.4028235e38f", "1.4e-45f", "0.0f", "1e-45f"})
+    EXPECT_NO_THROW(parse_pipeline("stage f(x): float32 on [0, 9] = float32(x) * " +
+                                       std::string(value) + "\noutput f\n",
+                                   "ok.trapeze"))
+        << value;
+  for (const char* value : {"1.7976931348623157e308", "4.9e-324", "1e308"})
+    EXPECT_NO_THROW(parse_pipeline("stage f(x): float64 on [0, 9] = float64(x) * " +
+                                       std::string(value) + "\noutput f\n",
+                                   "ok.trapeze"))
+        << value;
+}
+
 TEST(TextFormErrors, DuplicateNames) {
   EXPECT_EQ(error_of("stage f(x): int32 on [0, 9] = x\nstage f(y): int32 on [0, 9] = y\noutput f"),
             "bug.trapeze:2:7: duplicate name: 'f' is already declared at line 1, column 7; stages "
