@@ -1,0 +1,3 @@
+trapeze_add_gtest(unit_scale unit
+  scale_test.cpp
+)
