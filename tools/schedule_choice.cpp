@@ -209,13 +209,7 @@ ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoic
   } else {
     // Sizes the code could never run at are refused here too, as a run would refuse
     // them; estimates that leave a parameter unbound are the scheduler's to report.
-    bool bound = true;
-    try {
-      (void)source.pipeline.bind(estimates);
-    } catch (const Error&) {
-      bound = false;
-    }
-    if (bound) check_sizes(source.pipeline, estimates);
+    if (source.pipeline.gives_every_param(estimates)) check_sizes(source.pipeline, estimates);
     const std::optional<SchedulerKind> kind = parse_scheduler(choice.scheduler);
     TRAPEZE_ASSERT(kind, "--scheduler accepted an unknown name: " + choice.scheduler);
     CompileOptions options;

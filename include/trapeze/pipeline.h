@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -85,6 +86,9 @@ public:
   /// if a value of the wrong kind (float for an int64 parameter) is given, or
   /// if a value lies outside its parameter's range.
   ParamValues bind(const ParamValues& given) const;
+  /// Whether every parameter has a value in `given` or a default, so that
+  /// bind(given) finds no parameter missing.
+  bool gives_every_param(const ParamValues& given) const;
 
 private:
   /// Fills the look-ups below from stages_, inputs_ and outputs_.
@@ -119,6 +123,16 @@ constexpr std::int64_t max_index = std::int64_t{1} << 30;
 /// The largest buffer, in bytes, whose size trapeze computes: beyond it a byte
 /// count could overflow int64, so it is an error before anything is allocated.
 constexpr std::int64_t max_buffer_bytes = std::int64_t{1} << 56;
+
+/// The bytes of a buffer of `type` with these (non-negative) extents, or
+/// nullopt when they exceed max_buffer_bytes. The one byte count that the
+/// size checks, the interpreter and Buffer share.
+std::optional<std::int64_t> buffer_bytes(ScalarType type, std::span<const std::int64_t> extents);
+
+/// "R=3, C=10": the parameters that `exprs` read, in order of first
+/// appearance, with their values in `bound` ("?" where unbound); empty when
+/// the expressions read no parameter. Error messages name sizes with it.
+std::string param_bindings_text(const std::vector<Expr>& exprs, const ParamValues& bound);
 
 /// A box of concrete inclusive bounds, one [lo, hi] per dimension.
 struct Box {

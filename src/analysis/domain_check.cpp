@@ -39,13 +39,12 @@ int dimension_beyond_index_range(const Box& box) {
   return -1;
 }
 
-// The bytes of `box` (non-empty, within the index range) of `type`, or -1
-// if they exceed max_buffer_bytes.
-std::int64_t box_bytes(const Box& box, ScalarType type) {
-  std::int64_t bytes = byte_size(type);
+// The extents of a non-empty box.
+std::vector<std::int64_t> box_extents(const Box& box) {
+  std::vector<std::int64_t> e;
   for (int d = 0; d < box.dimensions(); ++d)
-    if (__builtin_mul_overflow(bytes, box.extent(d), &bytes) || bytes > max_buffer_bytes) return -1;
-  return bytes;
+    e.push_back(box.extent(d));
+  return e;
 }
 
 // "4 x 2305843009213693952": the extents of a box, multiplied out in words.
@@ -65,7 +64,7 @@ void check_stage_size(const Function& f, const Box& box, const ParamValues& boun
                 f.vars()[static_cast<std::size_t>(d)] + " leaves the index range " +
                 index_range_text() +
                 " (the generated code counts in 32 bits). Check the parameter values.");
-  if (box_bytes(box, f.type()) < 0)
+  if (!buffer_bytes(f.type(), box_extents(box)))
     throw Error(fmt::format("stage {} has domain {}{}: its {} points of {} make more than {} "
                             "bytes, more than any buffer can hold. Check the parameter values.",
                             f.describe(), box.str(),
@@ -122,7 +121,7 @@ void check_input_extents(const InputImage& image, const ParamValues& bound) {
     throw Error(fmt::format("{}: extent {} is beyond {} (the generated code counts in 32 bits). "
                             "Check the parameter values.",
                             declared, d, max_index));
-  if (box_bytes(box, image.type()) < 0)
+  if (!buffer_bytes(image.type(), box_extents(box)))
     throw Error(fmt::format("{}: its {} points of {} make more than {} bytes, more than any "
                             "buffer can hold. Check the parameter values.",
                             declared, points_text(box), type_name(image.type()), max_buffer_bytes));

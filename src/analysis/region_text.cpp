@@ -1,10 +1,7 @@
 // How error messages spell concrete regions and parameter values.
 #include "analysis/region_text.h"
 
-#include "trapeze/ir_visitor.h"
-
-#include <algorithm>
-#include <sstream>
+#include "trapeze/error.h"
 
 namespace trapeze::analysis {
 
@@ -14,33 +11,6 @@ std::string region_text(const std::vector<std::string>& names, const Box& box) {
   for (std::size_t d = 0; d < names.size(); ++d)
     s += (d ? ", " : "") + names[d] + " in [" + std::to_string(box.lo[d]) + ", " +
          std::to_string(box.hi[d]) + "]";
-  return s;
-}
-
-std::string param_bindings_text(const std::vector<Expr>& exprs, const ParamValues& bound) {
-  std::vector<std::string> names;
-  for (const Expr& e : exprs) {
-    if (!e.defined()) continue;
-    ir::for_each_node(e, [&](const Expr& n) {
-      if (const auto* p = n.as<ir::ParamRef>();
-          p && std::find(names.begin(), names.end(), p->name) == names.end())
-        names.push_back(p->name);
-    });
-  }
-  std::string s;
-  for (const std::string& n : names) {
-    s += (s.empty() ? "" : ", ") + n + "=";
-    auto it = bound.find(n);
-    if (it == bound.end()) {
-      s += "?";
-    } else if (it->second.is_float) {
-      std::ostringstream out;
-      out << it->second.f;
-      s += out.str();
-    } else {
-      s += std::to_string(it->second.i);
-    }
-  }
   return s;
 }
 

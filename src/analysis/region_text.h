@@ -11,10 +11,6 @@ namespace trapeze::analysis {
 /// "x in [1, 10], y in [1, 20]": one named range per dimension of `box`.
 std::string region_text(const std::vector<std::string>& names, const Box& box);
 
-/// "R=3, C=10": the parameters used by `exprs`, in order of first appearance,
-/// with their bound values; empty if the expressions use no parameter.
-std::string param_bindings_text(const std::vector<Expr>& exprs, const ParamValues& bound);
-
 /// " for R=3, C=10", or "" when the expressions use no parameter.
 std::string for_params_text(const std::vector<Expr>& exprs, const ParamValues& bound);
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 
 namespace trapeze {
@@ -253,6 +254,11 @@ ParamValues Pipeline::bind(const ParamValues& given) const {
   return bound;
 }
 
+bool Pipeline::gives_every_param(const ParamValues& given) const {
+  return std::all_of(params_.begin(), params_.end(),
+                     [&](const ParamInfo& p) { return p.has_default || given.count(p.name); });
+}
+
 namespace {
 
 // Thrown by the checked arithmetic below; evaluate_int turns it into an
@@ -343,43 +349,54 @@ std::int64_t eval_int(const Expr& e, const ParamValues& params, std::string_view
               ": expected an integer expression of parameters and constants");
 }
 
-// "N=9223372036854775807, R=3": the parameters `e` reads, with their values.
-std::string bindings_text(const Expr& e, const ParamValues& params) {
-  std::vector<std::string> names;
-  const std::function<void(const Expr&)> visit = [&](const Expr& x) {
-    if (const auto* p = x.as<ParamRef>()) {
-      if (std::find(names.begin(), names.end(), p->name) == names.end()) names.push_back(p->name);
-    } else if (const auto* c = x.as<Cast>()) {
-      visit(c->value);
-    } else if (const auto* u = x.as<Unary>()) {
-      visit(u->value);
-    } else if (const auto* s = x.as<Select>()) {
-      visit(s->cond), visit(s->if_true), visit(s->if_false);
-    } else if (const auto* b = x.as<Binary>()) {
-      visit(b->a), visit(b->b);
-    }
-  };
-  visit(e);
-  std::string s;
-  for (const std::string& n : names) {
-    const auto it = params.find(n);
-    if (it != params.end()) s += (s.empty() ? "" : ", ") + n + "=" + std::to_string(it->second.i);
-  }
-  return s;
-}
-
 } // namespace
 
 std::int64_t evaluate_int(const Expr& e, const ParamValues& params, std::string_view what) {
   try {
     return eval_int(e, params, what);
   } catch (const Int64Overflow&) {
-    const std::string bindings = bindings_text(e, params);
+    const std::string bindings = param_bindings_text({e}, params);
     throw Error("integer overflow: " + to_string(e) +
                 (what.empty() ? std::string() : " (" + std::string(what) + ")") +
                 " does not fit in int64" + (bindings.empty() ? "" : " for " + bindings) +
                 ". Check the parameter values.");
   }
+}
+
+std::string param_bindings_text(const std::vector<Expr>& exprs, const ParamValues& bound) {
+  std::vector<std::string> names;
+  for (const Expr& e : exprs) {
+    if (!e.defined()) continue;
+    ir::for_each_node(e, [&](const Expr& n) {
+      if (const auto* p = n.as<ir::ParamRef>();
+          p && std::find(names.begin(), names.end(), p->name) == names.end())
+        names.push_back(p->name);
+    });
+  }
+  std::string s;
+  for (const std::string& n : names) {
+    s += (s.empty() ? "" : ", ") + n + "=";
+    const auto it = bound.find(n);
+    if (it == bound.end()) {
+      s += "?";
+    } else if (it->second.is_float) {
+      std::ostringstream out;
+      out << it->second.f;
+      s += out.str();
+    } else {
+      s += std::to_string(it->second.i);
+    }
+  }
+  return s;
+}
+
+std::optional<std::int64_t> buffer_bytes(ScalarType type, std::span<const std::int64_t> extents) {
+  std::int64_t bytes = byte_size(type);
+  for (const std::int64_t e : extents) {
+    TRAPEZE_ASSERT(e >= 0, "buffer_bytes: a negative extent");
+    if (__builtin_mul_overflow(bytes, e, &bytes) || bytes > max_buffer_bytes) return std::nullopt;
+  }
+  return bytes;
 }
 
 bool Box::empty() const {

@@ -11,17 +11,16 @@ namespace trapeze {
 
 Buffer::Buffer(ScalarType type, std::vector<std::int64_t> extents)
     : type_(type), extents_(std::move(extents)) {
-  std::int64_t bytes = byte_size(type_);
-  for (std::size_t d = 0; d < extents_.size(); ++d) {
+  for (std::size_t d = 0; d < extents_.size(); ++d)
     if (extents_[d] < 0)
       throw Error("buffer dimension " + std::to_string(d) + " has negative extent " +
                   std::to_string(extents_[d]));
-    if (__builtin_mul_overflow(bytes, extents_[d], &bytes) || bytes > max_buffer_bytes)
-      throw Error("a buffer " + describe() + " would be larger than " +
-                  std::to_string(max_buffer_bytes) + " bytes");
-  }
+  const std::optional<std::int64_t> bytes = buffer_bytes(type_, extents_);
+  if (!bytes)
+    throw Error("a buffer " + describe() + " would be larger than " +
+                std::to_string(max_buffer_bytes) + " bytes");
   // 64-byte alignment lets generated code use aligned vector loads.
-  const auto n = static_cast<std::size_t>((bytes + 63) / 64 * 64);
+  const auto n = static_cast<std::size_t>((*bytes + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
   if (!p)
     throw Error("out of memory: cannot allocate " + std::to_string(n) + " bytes for a buffer " +

@@ -123,5 +123,37 @@ TEST(Pipeline, ParameterRanges) {
   EXPECT_EQ(p.bind({{"n", -1}, {"gain", 2.0}}).at("n").i, -1);
 }
 
+TEST(Pipeline, GivesEveryParamCountsDefaults) {
+  Param n("n"), gain("gain", ScalarType::Float32);
+  Var x("x");
+  Func f("f", ScalarType::Float32, {x}, {{0, n + 1}});
+  f.define(cast(ScalarType::Float32, x) * gain);
+  Pipeline p({f}, "partly_bound");
+  EXPECT_FALSE(p.gives_every_param({}));
+  EXPECT_FALSE(p.gives_every_param({{"n", 4}}));
+  EXPECT_TRUE(p.gives_every_param({{"n", 4}, {"gain", 2.0}}));
+  p.set_default("gain", 1.0);
+  EXPECT_TRUE(p.gives_every_param({{"n", 4}}));
+}
+
+TEST(Sizes, BufferBytesStopsAtTheLimit) {
+  const std::vector<std::int64_t> small{3, 5}, empty{0, std::int64_t{1} << 62};
+  EXPECT_EQ(buffer_bytes(ScalarType::Float32, small), 60);
+  EXPECT_EQ(buffer_bytes(ScalarType::Float64, empty), 0);
+  const std::vector<std::int64_t> at_limit{max_buffer_bytes / 8}, over{max_buffer_bytes / 8 + 1};
+  EXPECT_EQ(buffer_bytes(ScalarType::Float64, at_limit), max_buffer_bytes);
+  EXPECT_EQ(buffer_bytes(ScalarType::Float64, over), std::nullopt);
+  // A product that wraps int64 (2^40 x 2^40 x 4) is refused, not wrapped to 0.
+  const std::vector<std::int64_t> wraps{std::int64_t{1} << 40, std::int64_t{1} << 40};
+  EXPECT_EQ(buffer_bytes(ScalarType::Float32, wraps), std::nullopt);
+}
+
+TEST(Sizes, ParamBindingsTextNamesEachParameterOnce) {
+  Param n("n"), s("s", ScalarType::Float32);
+  const std::vector<Expr> exprs{n + n * 2, Expr(s) * 2.0f, Param("unbound") + 1};
+  EXPECT_EQ(param_bindings_text(exprs, {{"n", 7}, {"s", 0.5}}), "n=7, s=0.5, unbound=?");
+  EXPECT_EQ(param_bindings_text({Expr(3)}, {}), "");
+}
+
 } // namespace
 } // namespace trapeze
