@@ -1,6 +1,12 @@
-// Clamping data-dependent indices: a statement mutator over every expression
-// (passes.h). Affine indices are left alone: check_arguments proves them in
-// bounds.
+// Clamping data-dependent indices (passes.h). Whether an index is
+// data-dependent is decided on the stage's definition, as the interpreter
+// decides it: it reads memory. So the pass runs before inline_stages, which can
+// turn such an index into a constant or an affine expression (a look-up
+// through an inlined stage whose case is a constant) that no check has proven
+// in bounds. Affine indices of the definitions are left alone: check_arguments
+// proves them in bounds.
+#include "lower/clamp_indices.h"
+
 #include "lower/passes.h"
 #include "trapeze/ir_visitor.h"
 
@@ -52,9 +58,16 @@ private:
 
 } // namespace
 
-Stmt clamp_indices(const Stmt& s, const LoweringState& state) {
+Expr clamp_data_dependent_indices(const Expr& e, const analysis::BoundsProver& prover) {
+  return e.defined() ? IndexClamper(prover).mutate(e) : e;
+}
+
+void clamp_indices(GroupState& g, LoweringState& state) {
   StmtClamper clamper(state.prover);
-  return clamper.mutate(s);
+  for (TileNest& n : g.nests) {
+    TRAPEZE_ASSERT(n.nest.as<Produce>(), "clamp_indices runs on Produces");
+    n.nest = clamper.mutate(n.nest);
+  }
 }
 
 } // namespace trapeze::lower

@@ -1,6 +1,7 @@
 // Inlining stages into their readers, resolving cases by their boxes.
 #include "lower/inline_stages.h"
 
+#include "lower/clamp_indices.h"
 #include "lower/passes.h"
 
 #include "analysis/affine.h"
@@ -156,9 +157,13 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
   const Definition& def = f->definition();
   const std::vector<analysis::CaseRegion> regions = analysis::case_regions(*f);
   CasedDefinition raw;
+  // Its data-dependent indices clamped first, as the clamp_indices pass does
+  // for the readers: once inlined, an index may no longer read memory.
+  const auto clamped = [&](const Expr& e) { return clamp_data_dependent_indices(e, prover_); };
   for (std::size_t i = 0; i < def.cases.size(); ++i)
-    raw.cases.push_back({regions[i].box, regions[i].residual, def.cases[i].value});
-  raw.otherwise = def.otherwise.defined() ? def.otherwise : constant(f->type(), 0);
+    raw.cases.push_back(
+        {regions[i].box, clamped(regions[i].residual), clamped(def.cases[i].value)});
+  raw.otherwise = def.otherwise.defined() ? clamped(def.otherwise) : constant(f->type(), 0);
   Prepared p{f, inline_definition(f->vars(), f->domain(), raw)};
   for (ProduceCase& c : p.def.cases)
     c.box = simplified(c.box);

@@ -38,6 +38,9 @@ const std::vector<Pass>& passes() {
       // names before any Store to them exists.
       {"scratchpads", scratchpads},
       {"copy_out", copy_out},
+      // Before inline_stages: an index is data-dependent as written in the
+      // definition, and inlining may leave it a constant.
+      {"clamp_indices", clamp_indices},
       // Rewrites definitions while they are still structured by case.
       {"inline_stages", inline_stages},
       // Needs the final boxes and the inlined values.
@@ -53,8 +56,6 @@ const std::vector<Pass>& passes() {
       {"full_buffers", nullptr, full_buffers},
       // Needs every buffer placed; a code generator prints the per-thread ones.
       {"hoist_scratchpads", nullptr, hoist_scratchpads},
-      // After every nest exists: rewrites the indices of all Stores and Accesses.
-      {"clamp_indices", nullptr, clamp_indices},
       // Last: what code generators rely on.
       {"validate", nullptr, validate},
   };

@@ -34,6 +34,11 @@ void scratchpads(GroupState& g, LoweringState& state);
 /// into the stage's full buffer (only in the tile that owns it).
 void copy_out(GroupState& g, LoweringState& state);
 
+/// clamp_indices.cpp: every data-dependent index of a Produce (one that reads
+/// memory in the definition) clamped into its producer's domain, as expr.h
+/// requires.
+void clamp_indices(GroupState& g, LoweringState& state);
+
 /// inline_stages.cpp: every read of an inlined stage in a Produce becomes its
 /// definition at the read's point, cases resolved by their boxes.
 void inline_stages(GroupState& g, LoweringState& state);
@@ -78,10 +83,6 @@ Stmt full_buffers(const Stmt& s, const LoweringState& state);
 /// once per thread, around the loop (PerThread), and each iteration reuses
 /// its thread's memory with its own origin (Reuse): tiles stop allocating.
 Stmt hoist_scratchpads(const Stmt& s, const LoweringState& state);
-
-/// clamp_indices.cpp: every data-dependent index clamped into its producer's
-/// domain, as expr.h requires.
-Stmt clamp_indices(const Stmt& s, const LoweringState& state);
 
 /// validate.cpp: every Store and Access names a buffer in scope with matching
 /// dimensions, every variable is bound, no Produce is left. Returns `s`.

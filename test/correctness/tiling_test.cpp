@@ -490,5 +490,50 @@ TEST(MissingDimensions, MatchInterpreterForEveryShapeAndTiling) {
   }
 }
 
+// A look-up whose index reads an inlined stage with cases (fuzz seed 140172):
+// where the read's case is the constant default, the index no longer reads
+// memory once inlined, yet it must still be clamped into the looked-up
+// stage's domain, as the interpreter clamps it. 0.25 * 64 = 16 lies beyond
+// small's domain [1, 6].
+TEST(InlinedCases, LookUpThroughAConstantCaseIsClamped) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N + 2});
+  Func small("small", ScalarType::Float32, {x}, {{1, 6}});
+  small.define(img(x) * 0.5f);
+  Func level("level", ScalarType::Float32, {x}, {{-1, N + 1}});
+  level.define({Case(x >= 1 && x <= 6, small(x) * 0.125f)}, 0.25f);
+  Func look("look", ScalarType::Float32, {x}, {{0, 2 * N + 2}});
+  look.define(small(cast<int>(level(x / 2) * 64.0f)) + level(x / 2));
+  const Pipeline p({look}, "constant_case_lookup");
+  CompileOptions checked;
+  checked.bounds_check = true;
+  std::vector<Schedule> schedules;
+  for (const bool tiled : {false, true}) {
+    Schedule s;
+    s.groups = {GroupSchedule{}, GroupSchedule{}};
+    s.groups[0].stages = {"small"};
+    s.groups[1].stages = {"level", "look"};
+    if (tiled) s.groups[1].tile_sizes = {3};
+    s.storage["level"] = Storage::Inlined;
+    schedules.push_back(s);
+  }
+  for (const Schedule& s : schedules) {
+    const CompiledPipeline compiled = compile(p, s, checked);
+    for (const std::int64_t n : {std::int64_t{10}, std::int64_t{20}}) {
+      const ParamValues bound = p.bind({{"N", n}});
+      Buffer pixels(ScalarType::Float32, {n + 2});
+      for (std::int64_t i = 0; i < pixels.size(); ++i)
+        pixels.set_from_double(i, static_cast<double>(i % 5));
+      const BufferMap inputs = {{"img", pixels}};
+      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("look"),
+                                            compiled.run(bound, inputs, 2).at("look"), 0);
+      EXPECT_FALSE(mismatch.has_value())
+          << "N=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
+          << compiled.source();
+    }
+  }
+}
+
 } // namespace
 } // namespace trapeze
