@@ -67,12 +67,11 @@ std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buff
 
 /// The tolerance that compare_buffers must use for `output` of `p` compiled
 /// with the JIT's default flags: 0 (bit for bit) unless a float reduction
-/// (whose additions a parallel schedule reorders) or an inexact library
-/// function (exp, log, sin, cos, pow: the compiler may call another
-/// implementation) feeds it; then `tolerance`. Everything else the generated
-/// code computes exactly as the interpreter: no contraction into fused
-/// multiply-adds, the same order of operations, and sqrt, floor, ceil and
-/// abs are exact (docs/dsl.md, "Float results").
+/// (whose additions a parallel schedule reorders) feeds it; then `tolerance`.
+/// Everything else the generated code computes exactly as the interpreter: no
+/// contraction into fused multiply-adds, the same order of operations, sqrt,
+/// floor, ceil and abs exact, and exp, log, sin, cos and pow the C library's
+/// own calls, never folded by the compiler (docs/dsl.md, "Float results").
 double output_tolerance(const Pipeline& p, const ir::Function& output, double tolerance);
 
 /// Compares every output of `p`, each with output_tolerance: the first

@@ -81,10 +81,24 @@ int power_of_two(const Expr& e) {
   return n;
 }
 
-const char* math_name(UnaryOp op) {
+// The C function generated code calls for a math operation on `type`.
+// sqrt, floor, ceil and fabs are exact, and the compiler may treat them as it
+// likes. exp, log, sin, cos and pow are not correctly rounded: generated code
+// calls them under tz_ names that alias the C library's (cpp_codegen's
+// kMathDeclarations), which the compiler does not know, so it cannot fold a
+// constant argument with its own correctly rounded arithmetic and give
+// another result than the library call the interpreter makes.
+std::string math_function(std::string_view name, ScalarType type) {
+  const std::string c_name = std::string(name) + (type == ScalarType::Float32 ? "f" : "");
+  const bool inexact =
+      name == "exp" || name == "log" || name == "sin" || name == "cos" || name == "pow";
+  return inexact ? "tz_" + c_name : c_name;
+}
+
+std::string math_function(UnaryOp op, ScalarType type) {
   TRAPEZE_ASSERT(op != UnaryOp::Neg && op != UnaryOp::Not, "not a math function");
   // The DSL's names are C's <math.h> names, except abs on floats.
-  return op == UnaryOp::Abs ? "fabs" : unary_op_name(op);
+  return math_function(op == UnaryOp::Abs ? "fabs" : unary_op_name(op), type);
 }
 
 // The values an integer expression can take, exactly (128 bits hold any
@@ -284,9 +298,7 @@ private:
       break;
     default: break;
     }
-    const std::string fn =
-        std::string(math_name(u.op)) + (u.type == ScalarType::Float32 ? "f" : "");
-    return {call(fn, u.value)};
+    return {call(math_function(u.op, u.type), u.value)};
   }
 
   Text infix(const Binary& b, const char* op, int prec) {
@@ -343,7 +355,7 @@ private:
       return {call(helper("tz_truncmod"), b.a, b.b)};
     case BinaryOp::Min: return {call(helper("tz_min"), b.a, b.b)};
     case BinaryOp::Max: return {call(helper("tz_max"), b.a, b.b)};
-    case BinaryOp::Pow: return {call(b.type == ScalarType::Float32 ? "powf" : "pow", b.a, b.b)};
+    case BinaryOp::Pow: return {call(math_function("pow", b.type), b.a, b.b)};
     case BinaryOp::EQ: return infix(b, "==", kEq);
     case BinaryOp::NE: return infix(b, "!=", kEq);
     case BinaryOp::LT: return infix(b, "<", kRel);

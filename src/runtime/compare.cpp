@@ -1,8 +1,6 @@
 // Comparing a result with the interpreter's, for --check and the tests.
 #include "trapeze/runtime.h"
 
-#include "trapeze/ir_visitor.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -75,34 +73,12 @@ std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buff
   return result;
 }
 
-namespace {
-
-// Whether `f` calls a C library function whose result the C library does not
-// round correctly (exp, log, sin, cos, pow): the generated code may call
-// another implementation (a vector variant, a builtin) than the interpreter.
-// sqrt, floor, ceil and abs are exact in IEEE arithmetic.
-bool calls_inexact_math(const ir::Function& f) {
-  bool found = false;
-  ir::for_each_expr(f.definition(), [&](const Expr& root) {
-    ir::for_each_node(root, [&](const Expr& e) {
-      if (const auto* u = e.as<ir::Unary>())
-        found = found || u->op == ir::UnaryOp::Exp || u->op == ir::UnaryOp::Log ||
-                u->op == ir::UnaryOp::Sin || u->op == ir::UnaryOp::Cos;
-      if (const auto* b = e.as<ir::Binary>()) found = found || b->op == ir::BinaryOp::Pow;
-    });
-  });
-  return found;
-}
-
-} // namespace
-
 double output_tolerance(const Pipeline& p, const ir::Function& output, double reduction_tolerance) {
   // The stages `output` reads, transitively (stages() is in topological order).
   std::set<const ir::Function*> feeding = {&output};
   for (auto it = p.stages().rbegin(); it != p.stages().rend(); ++it) {
     if (!feeding.count(it->get())) continue;
     if ((*it)->definition().is_reduction() && is_float((*it)->type())) return reduction_tolerance;
-    if (calls_inexact_math(**it)) return reduction_tolerance;
     for (const ir::FunctionPtr& producer : p.producer_stages(**it))
       feeding.insert(producer.get());
   }

@@ -410,7 +410,7 @@ TEST(Oracle, EqualInfinitiesAndNaNsAreEqual) {
   }
 }
 
-TEST(Oracle, ExactUnlessAFloatReductionOrInexactMathFeedsTheOutput) {
+TEST(Oracle, ExactUnlessAFloatReductionFeedsTheOutput) {
   Var x("x");
   RVar r("r", {0, 9});
   Image in("in", ScalarType::Float32, {10});
@@ -430,7 +430,7 @@ TEST(Oracle, ExactUnlessAFloatReductionOrInexactMathFeedsTheOutput) {
   EXPECT_EQ(output_tolerance(p, *p.stage("scaled"), 1e-4), 0);
   EXPECT_EQ(output_tolerance(p, *p.stage("after"), 1e-4), 1e-4);
   EXPECT_EQ(output_tolerance(p, *p.stage("count"), 1e-4), 0);
-  EXPECT_EQ(output_tolerance(p, *p.stage("wave"), 1e-4), 1e-4);
+  EXPECT_EQ(output_tolerance(p, *p.stage("wave"), 1e-4), 0); // sin: the library's own call
   EXPECT_EQ(output_tolerance(p, *p.stage("root"), 1e-4), 0);
 }
 
