@@ -14,6 +14,11 @@ namespace trapeze::fuzz {
 
 namespace {
 
+// Powers of ten from 1e-6 to 1e6, written out so that every machine gets the
+// same floats.
+const std::vector<float> kMagnitudes = {1e-6f, 1e-5f, 1e-4f, 1e-3f, 1e-2f, 1e-1f, 1.0f,
+                                        1e1f,  1e2f,  1e3f,  1e4f,  1e5f,  1e6f};
+
 // The axes a dimension can lie along. x and y have parametric extents (N, M),
 // channels and bins constant ones; a bin axis is only ever read by value.
 enum Axis : int { kChannel = 0, kX = 1, kY = 2, kBin = 3 };
@@ -70,7 +75,8 @@ enum class Kind { PointWise, Stencil, Down, Up, LookUp, Cases, Histogram, RowSum
 
 class Generator {
 public:
-  explicit Generator(std::uint64_t seed) : seed_(seed), rng_(seed) {}
+  explicit Generator(std::uint64_t seed)
+      : seed_(seed), rng_(seed), magnitudes_(seed ^ 0xd1b54a32d192ed03ull) {}
 
   RandomPipeline run() {
     three_d_ = rng_.chance(0.25);
@@ -255,8 +261,11 @@ private:
     if (is_float(type)) {
       Expr acc;
       for (const Expr& t : terms) {
+        // A quarter of the weights scaled by 1e-6 to 1e6: results of every
+        // magnitude, where an oracle with an absolute floor would miss errors.
         const float w =
-            rng_.pick(std::vector<float>{0.5f, 0.25f, -0.5f, 0.75f, 1.0f, -0.25f, 0.125f, 0.375f});
+            rng_.pick(std::vector<float>{0.5f, 0.25f, -0.5f, 0.75f, 1.0f, -0.25f, 0.125f, 0.375f}) *
+            (magnitudes_.chance(0.25) ? magnitudes_.pick(kMagnitudes) : 1.0f);
         const Expr term = as_float(t) * Expr(w);
         acc = acc.defined() ? acc + term : term;
       }
@@ -631,6 +640,9 @@ private:
 
   std::uint64_t seed_;
   FuzzRng rng_;
+  // Draws the coefficients' magnitudes, apart from rng_, so that a seed's
+  // pipeline keeps its shape whatever magnitudes its weights get.
+  FuzzRng magnitudes_;
   Param N_{"N"}, M_{"M"};
   std::vector<Var> vars_{Var("c"), Var("x"), Var("y"), Var("b")};
   bool three_d_ = false;
@@ -655,6 +667,11 @@ BufferMap random_inputs(const Pipeline& p, const ParamValues& bound, std::uint64
     for (int d = 0; d < box.dimensions(); ++d)
       extents.push_back(box.extent(d));
     Buffer b(in->type(), extents);
+    // Float inputs: a third in [-1, 1), a third scaled by one power of ten
+    // from 1e-6 to 1e6, a third with a magnitude drawn per value.
+    constexpr double kPerValue = -1;
+    const std::int64_t mode = rng.uniform(0, 2);
+    const double scale = mode == 0 ? 1.0 : mode == 1 ? rng.pick(kMagnitudes) : kPerValue;
     for (std::int64_t i = 0; i < b.size(); ++i) {
       switch (in->type()) {
       case ScalarType::UInt8: b.set_from_double(i, static_cast<double>(rng.uniform(0, 255))); break;
@@ -669,7 +686,11 @@ BufferMap random_inputs(const Pipeline& p, const ParamValues& bound, std::uint64
             i, static_cast<double>(rng.chance(0.3) ? rng.pick(edges) : rng.uniform(lo, hi)));
         break;
       }
-      default: b.set_from_double(i, rng.unit() * 2 - 1); break;
+      default:
+        // [-1, 1) scaled by the input's magnitude, or by one drawn per value.
+        b.set_from_double(i, (rng.unit() * 2 - 1) *
+                                 (scale == kPerValue ? rng.pick(kMagnitudes) : scale));
+        break;
       }
     }
     inputs[in->name()] = b;

@@ -40,8 +40,9 @@ struct RandomPipeline {
 RandomPipeline random_pipeline(std::uint64_t seed);
 
 /// Deterministic inputs for `p` at the bound parameters: float images in
-/// [-1, 1), uint8 and int16 images over a small range, int32 images over the
-/// whole of int32 with INT_MIN, INT_MAX, -1, 0 and 1 for 30% of the values.
+/// [-1, 1), scaled by a power of ten from 1e-6 to 1e6 for the whole image or
+/// per value (two images in three), uint8 and int16 images over a small range, int32 images over
+/// the whole of int32 with INT_MIN, INT_MAX, -1, 0 and 1 for 30% of the values.
 BufferMap random_inputs(const Pipeline& p, const ParamValues& bound, std::uint64_t seed);
 
 } // namespace trapeze::fuzz
