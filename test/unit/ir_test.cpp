@@ -81,14 +81,19 @@ TEST(Pipeline, TopologicalOrderAndParams) {
   EXPECT_EQ(p.consumers(*p.stage("blurx")).size(), 1u);
 }
 
-// An int64 parameter's declared range: bind() and the defaults respect it,
-// and every mistake is an error naming the parameter.
-TEST(Pipeline, ParameterRanges) {
+// f(x) = x * gain on [0, n + 1]: an int64 parameter n and a float32 gain.
+Pipeline scaled_by_gain(const std::string& name) {
   Param n("n"), gain("gain", ScalarType::Float32);
   Var x("x");
   Func f("f", ScalarType::Float32, {x}, {{0, n + 1}});
   f.define(cast(ScalarType::Float32, x) * gain);
-  Pipeline p({f}, "ranged");
+  return Pipeline({f}, name);
+}
+
+// An int64 parameter's declared range: bind() and the defaults respect it,
+// and every mistake is an error naming the parameter.
+TEST(Pipeline, ParameterRanges) {
+  Pipeline p = scaled_by_gain("ranged");
   p.set_range("n", 1, 64);
   EXPECT_EQ(p.params()[1].name, "n");
   EXPECT_EQ(p.params()[1].min, 1);
@@ -124,11 +129,7 @@ TEST(Pipeline, ParameterRanges) {
 }
 
 TEST(Pipeline, GivesEveryParamCountsDefaults) {
-  Param n("n"), gain("gain", ScalarType::Float32);
-  Var x("x");
-  Func f("f", ScalarType::Float32, {x}, {{0, n + 1}});
-  f.define(cast(ScalarType::Float32, x) * gain);
-  Pipeline p({f}, "partly_bound");
+  Pipeline p = scaled_by_gain("partly_bound");
   EXPECT_FALSE(p.gives_every_param({}));
   EXPECT_FALSE(p.gives_every_param({{"n", 4}}));
   EXPECT_TRUE(p.gives_every_param({{"n", 4}, {"gain", 2.0}}));
