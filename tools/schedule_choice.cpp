@@ -238,6 +238,7 @@ ChosenSchedule choose_schedule(const PipelineSource& source, const ScheduleChoic
 
 std::string schedule_text(const Pipeline& p, const ChosenSchedule& chosen) {
   const Schedule& s = chosen.schedule;
+  const std::map<std::string, Storage> storages = s.storages(p);
   std::string out = fmt::format("schedule ({}): {} group{}\n", chosen.label, s.groups.size(),
                                 s.groups.size() == 1 ? "" : "s");
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
@@ -260,7 +261,7 @@ std::string schedule_text(const Pipeline& p, const ChosenSchedule& chosen) {
                                                   : "loops apart");
     std::vector<std::string> storage;
     for (const std::string& stage : group.stages)
-      storage.push_back(stage + " " + storage_name(s.storage_of(p, stage)));
+      storage.push_back(stage + " " + storage_name(storages.at(stage)));
     out += fmt::format("    storage    {}\n", join(storage));
     for (const std::string& reason : group.reasons)
       out += fmt::format("    why        {}\n", reason);
@@ -275,8 +276,9 @@ nlohmann::ordered_json schedule_json(const Pipeline& p, const ChosenSchedule& ch
   for (const auto& [key, value] : own.items())
     j[key] = value;
   nlohmann::ordered_json effective = nlohmann::ordered_json::object();
+  const std::map<std::string, Storage> storages = chosen.schedule.storages(p);
   for (const auto& stage : p.stages())
-    effective[stage->name()] = storage_name(chosen.schedule.storage_of(p, stage->name()));
+    effective[stage->name()] = storage_name(storages.at(stage->name()));
   j["effective_storage"] = effective;
   return j;
 }

@@ -97,6 +97,9 @@ struct Schedule {
 
   /// The storage of a stage after applying the defaults.
   Storage storage_of(const Pipeline& p, const std::string& stage) const;
+  /// storage_of for every stage of `p`, in one pass over the pipeline (where
+  /// storage_of scans the groups for each stage).
+  std::map<std::string, Storage> storages(const Pipeline& p) const;
 
   /// Throws trapeze::Error naming the stage or group if the schedule does not
   /// fit the pipeline: an unknown stage, a stage in two groups or in none, a

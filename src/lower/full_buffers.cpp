@@ -2,20 +2,25 @@
 #include "ir/ir_operators.h"
 #include "lower/passes.h"
 
+#include <set>
+
 namespace trapeze::lower {
 
 using namespace ir;
 
 namespace {
 
-// A full buffer over the domain: the stages stored Full (live-outs included)
-// and those of lone untiled groups.
-bool in_full_buffer(const ir::Function& f, const LoweringState& state) {
-  if (state.plan.inlined(f.name())) return false;
-  if (state.plan.storage_of(f.name()) == Storage::Full) return true;
+// The stages in full buffers over their domains: those stored Full (live-outs
+// included) and those of lone untiled groups; never an inlined one.
+std::set<const ir::Function*> in_full_buffers(const LoweringState& state) {
+  std::set<const ir::Function*> out;
   for (const plan::GroupPlan& g : state.plan.groups)
-    if (!g.fused && g.stages.front().get() == &f) return true;
-  return false;
+    if (!g.fused) out.insert(g.stages.front().get());
+  for (const ir::FunctionPtr& f : state.plan.pipeline.stages())
+    if (state.plan.storage_of(f->name()) == Storage::Full) out.insert(f.get());
+  for (const ir::FunctionPtr& f : state.plan.pipeline.stages())
+    if (state.plan.inlined(f->name())) out.erase(f.get());
+  return out;
 }
 
 std::vector<Expr> origin_of(const std::vector<Interval>& box,
@@ -42,10 +47,11 @@ Stmt full_buffers(const Stmt& s, const LoweringState& state) {
   const Pipeline& p = state.plan.pipeline;
   const analysis::BoundsProver& prover = state.prover;
   Stmt body = s;
+  const std::set<const ir::Function*> full = in_full_buffers(state);
   const auto& all = p.stages();
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     const FunctionPtr& f = *it;
-    if (p.is_output(*f) || !in_full_buffer(*f, state)) continue;
+    if (p.is_output(*f) || !full.count(f.get())) continue;
     body = Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain(), prover),
                           extents_of(f->domain(), prover), MemoryScope::Heap, -1, body);
   }

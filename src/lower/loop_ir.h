@@ -155,6 +155,8 @@ struct Allocate final : StmtNode {
            MemoryScope s, int sl, Stmt b)
       : StmtNode(node_kind), name(std::move(n)), producer(std::move(p)), type(t),
         origin(std::move(o)), extents(std::move(e)), scope(s), slot(sl), body(std::move(b)) {}
+  /// Destroys nested Allocates one after another, not by recursion.
+  ~Allocate() override;
   const std::string name;     ///< the buffer's name (Store targets it)
   const std::string producer; ///< the stage or input whose Accesses read it
   const ScalarType type;

@@ -3,6 +3,7 @@
 // why a pass comes where it does.
 #include "lower/lower.h"
 
+#include "lower/large_stack.h"
 #include "lower/passes.h"
 #include "trapeze/error.h"
 
@@ -85,7 +86,9 @@ Module lower(const Pipeline& p, const Schedule& schedule, const LowerOptions& op
   return lower(plan::make_plan(p, schedule), options);
 }
 
-Module lower(const plan::Plan& plan, const LowerOptions& options) {
+namespace {
+
+Module run_passes(const plan::Plan& plan, const LowerOptions& options) {
   const std::vector<std::string>& names = pass_names();
   if (!options.print_after.empty() && options.print_after != "all" &&
       std::find(names.begin(), names.end(), options.print_after) == names.end())
@@ -115,6 +118,13 @@ Module lower(const plan::Plan& plan, const LowerOptions& options) {
   for (const GroupState& g : state.groups)
     module.fused_sets[g.plan.index] = g.fused_sets;
   return module;
+}
+
+} // namespace
+
+// On a large stack: the passes recurse as deep as the statement nests (large_stack.h).
+Module lower(const plan::Plan& plan, const LowerOptions& options) {
+  return on_large_stack([&] { return run_passes(plan, options); });
 }
 
 } // namespace trapeze::lower

@@ -77,7 +77,9 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
     r.live_out = p.is_output(f);
     for (const FunctionPtr& consumer : p.consumers(f))
       r.live_out = r.live_out || !in_group.count(consumer->name());
-    r.full = r.live_out || schedule.storage_of(p, f.name()) == Storage::Full;
+    // Not live-out: Full only where the schedule says so (Schedule::storage_of).
+    const auto stored = schedule.storage.find(f.name());
+    r.full = r.live_out || (stored != schedule.storage.end() && stored->second == Storage::Full);
     return r;
   };
   return group_geometry(p, std::move(name), std::move(alignment), role,

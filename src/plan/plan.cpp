@@ -4,7 +4,10 @@
 #include "trapeze/error.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <set>
+#include <unordered_map>
 
 namespace trapeze::plan {
 
@@ -14,29 +17,32 @@ namespace {
 // among ready groups, the schedule's order. Schedule::validate has proven the
 // groups acyclic.
 std::vector<std::size_t> group_order(const Pipeline& p, const Schedule& schedule) {
-  std::map<std::string, std::size_t> group_of;
-  for (std::size_t g = 0; g < schedule.groups.size(); ++g)
+  const std::size_t n = schedule.groups.size();
+  std::unordered_map<std::string, std::size_t> group_of;
+  for (std::size_t g = 0; g < n; ++g)
     for (const std::string& name : schedule.groups[g].stages)
       group_of.emplace(name, g);
-  std::vector<std::set<std::size_t>> needs(schedule.groups.size());
+  // Kahn's algorithm, always taking the lowest-numbered ready group, so the
+  // order is the schedule's wherever the dependences allow it.
+  std::vector<std::set<std::size_t>> feeds(n);
+  std::vector<std::size_t> waiting_on(n, 0);
   for (const ir::FunctionPtr& f : p.stages())
     for (const ir::FunctionPtr& consumer : p.consumers(*f)) {
       const std::size_t from = group_of.at(f->name()), to = group_of.at(consumer->name());
-      if (from != to) needs[to].insert(from);
+      if (from != to && feeds[from].insert(to).second) ++waiting_on[to];
     }
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t g = 0; g < n; ++g)
+    if (waiting_on[g] == 0) ready.push(g);
   std::vector<std::size_t> order;
-  std::vector<bool> done(schedule.groups.size(), false);
-  while (order.size() < schedule.groups.size()) {
-    bool progress = false;
-    for (std::size_t g = 0; g < schedule.groups.size() && !progress; ++g) {
-      if (done[g]) continue;
-      if (std::all_of(needs[g].begin(), needs[g].end(), [&](std::size_t n) { return done[n]; })) {
-        done[g] = progress = true;
-        order.push_back(g);
-      }
-    }
-    TRAPEZE_ASSERT(progress, "the groups of a validated schedule form a cycle");
+  while (!ready.empty()) {
+    const std::size_t g = ready.top();
+    ready.pop();
+    order.push_back(g);
+    for (std::size_t to : feeds[g])
+      if (--waiting_on[to] == 0) ready.push(to);
   }
+  TRAPEZE_ASSERT(order.size() == n, "the groups of a validated schedule form a cycle");
   return order;
 }
 
@@ -77,9 +83,7 @@ std::vector<std::int64_t> resolve_bands(const GroupGeometry& g, const GroupSched
 
 Plan make_plan(const Pipeline& p, const Schedule& schedule) {
   schedule.validate(p);
-  Plan plan{p, schedule, {}, {}};
-  for (const ir::FunctionPtr& f : p.stages())
-    plan.storage[f->name()] = schedule.storage_of(p, f->name());
+  Plan plan{p, schedule, schedule.storages(p), {}};
   for (std::size_t index : group_order(p, schedule)) {
     GroupPlan g;
     g.index = index;

@@ -2,6 +2,7 @@
 #include "trapeze/schedule.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace trapeze {
 
@@ -68,18 +69,32 @@ Schedule Schedule::naive(const Pipeline& p) {
 }
 
 Storage Schedule::storage_of(const Pipeline& p, const std::string& stage) const {
-  if (auto it = storage.find(stage); it != storage.end()) return it->second;
-  const ir::FunctionPtr& f = p.stage(stage);
-  if (p.is_output(*f)) return Storage::Full;
-  const auto group_of = [&](const std::string& name) -> const GroupSchedule* {
-    for (const GroupSchedule& g : groups)
-      if (std::find(g.stages.begin(), g.stages.end(), name) != g.stages.end()) return &g;
-    return nullptr;
+  p.stage(stage); // an unknown stage is an error naming it
+  return storages(p).at(stage);
+}
+
+std::map<std::string, Storage> Schedule::storages(const Pipeline& p) const {
+  std::unordered_map<std::string, std::size_t> group_of;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const std::string& name : groups[g].stages)
+      group_of.emplace(name, g);
+  const auto group = [&](const std::string& name) {
+    const auto it = group_of.find(name);
+    return it == group_of.end() ? groups.size() : it->second; // none: as storage_of's nullptr
   };
-  const GroupSchedule* own = group_of(stage);
-  for (const auto& consumer : p.consumers(*f))
-    if (group_of(consumer->name()) != own) return Storage::Full; // a live-out of its group
-  return Storage::Scratchpad;
+  std::map<std::string, Storage> out;
+  for (const ir::FunctionPtr& f : p.stages()) {
+    Storage s = Storage::Scratchpad;
+    if (auto it = storage.find(f->name()); it != storage.end())
+      s = it->second;
+    else if (p.is_output(*f))
+      s = Storage::Full;
+    else
+      for (const auto& consumer : p.consumers(*f))
+        if (group(consumer->name()) != group(f->name())) s = Storage::Full;
+    out.emplace(f->name(), s);
+  }
+  return out;
 }
 
 } // namespace trapeze

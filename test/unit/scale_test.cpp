@@ -3,6 +3,7 @@
 // as deep as a chain of them. Times are not asserted (bench/scale.sh measures
 // them); a quadratic step would make these tests run for minutes, and a
 // recursion per stage would overflow the stack.
+#include "runtime/generate_source.h"
 #include "trapeze/dsl.h"
 #include "trapeze/explain.h"
 #include "trapeze/pipeline.h"
@@ -11,6 +12,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,6 +74,36 @@ TEST(Scale, ChainOfTenThousandStagesIsExplained) {
   EXPECT_THAT(text, HasSubstr("pipeline 'chain': 10000 stages, 1 input"));
   EXPECT_THAT(text, HasSubstr("group {s0, s1, s2,"));
   EXPECT_THAT(text, HasSubstr("s9998 -> s9999  [0, 0]"));
+}
+
+// Runs `work` on a thread whose stack is `bytes` long.
+void run_on_stack_of(std::size_t bytes, const std::function<void()>& work) {
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, bytes), 0);
+  pthread_t thread;
+  auto run = [](void* w) -> void* {
+    (*static_cast<const std::function<void()>*>(w))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attributes, run, const_cast<std::function<void()>*>(&work)),
+            0);
+  pthread_attr_destroy(&attributes);
+  pthread_join(thread, nullptr);
+}
+
+// A naive schedule keeps every stage in a full buffer, and the loop IR nests
+// one Allocate per buffer: lowering, printing and destroying the statement
+// would recurse 5,000 levels deep, about 2.5 MB of stack. They run on a large
+// stack of their own (lower/large_stack.h), and the statement is destroyed
+// without recursion, so a caller with a 256 KiB stack is enough.
+TEST(Scale, ChainOfFiveThousandStagesIsLoweredAndPrintedFromASmallStack) {
+  LongPipeline chain(5000, false);
+  const Pipeline p({chain.stages.back()}, "chain");
+  std::string source;
+  run_on_stack_of(256 << 10,
+                  [&] { source = runtime::generate_source(p, Schedule::naive(p)).source; });
+  EXPECT_THAT(source, HasSubstr("s4999"));
 }
 
 TEST(Scale, CycleOfAHundredThousandStagesIsReportedBriefly) {
