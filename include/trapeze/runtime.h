@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,20 +67,22 @@ std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buff
                                               double tolerance);
 
 /// The tolerance that compare_buffers must use for `output` of `p` compiled
-/// with the JIT's default flags: 0 (bit for bit) unless a float reduction
-/// (whose additions a parallel schedule reorders) feeds it; then `tolerance`.
-/// Everything else the generated code computes exactly as the interpreter: no
-/// contraction into fused multiply-adds, the same order of operations, sqrt,
-/// floor, ceil and abs exact, and exp, log, sin, cos and pow the C library's
-/// own calls, never folded by the compiler (docs/dsl.md, "Float results").
-double output_tolerance(const Pipeline& p, const ir::Function& output, double tolerance);
+/// with the JIT's default flags, where the code adds the float sums
+/// `reassociated` (CompiledPipeline::reassociated_sums()) in another order
+/// than their definitions: 0 (bit for bit) unless one of them feeds `output`;
+/// then `tolerance`. Everything else the generated code computes exactly as
+/// the interpreter: no contraction into fused multiply-adds, the same order
+/// of operations, sqrt, floor, ceil and abs exact, and exp, log, sin, cos and
+/// pow the C library's own calls, never folded by the compiler (docs/dsl.md,
+/// "Float results").
+double output_tolerance(const Pipeline& p, const ir::Function& output,
+                        const std::set<std::string>& reassociated, double tolerance);
 
 /// Compares every output of `p`, each with output_tolerance: the first
 /// output that differs and how, or nullopt.
-std::optional<std::pair<std::string, BufferMismatch>> compare_outputs(const Pipeline& p,
-                                                                      const BufferMap& expected,
-                                                                      const BufferMap& actual,
-                                                                      double reduction_tolerance);
+std::optional<std::pair<std::string, BufferMismatch>>
+compare_outputs(const Pipeline& p, const BufferMap& expected, const BufferMap& actual,
+                const std::set<std::string>& reassociated, double reduction_tolerance);
 
 /// How the JIT compiles. Empty fields take the defaults shown.
 struct CompileOptions {
@@ -127,6 +130,10 @@ public:
   const std::string& library_path() const;
   /// True if the shared object came from the cache without compiling.
   bool from_cache() const;
+  /// The float sums (reductions) whose additions the code runs in another
+  /// order than their definitions, to run them in parallel: the stages whose
+  /// values may differ from the interpreter's (output_tolerance).
+  const std::set<std::string>& reassociated_sums() const;
 
   /// Intermediate buffers are kept between runs (and shared by copies), so
   /// that repeated runs do not map and page-fault fresh memory each time;

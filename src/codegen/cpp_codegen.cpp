@@ -925,6 +925,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   m.entry_symbol = entry_symbol(p);
   m.signature = signature(p);
   m.header = make_header(p, m.entry_symbol);
+  m.reassociated_sums = module.reassociated_sums;
 
   CppPrinter printer(p, options);
   // The printer recurses as deep as the statement nests (lower/large_stack.h).

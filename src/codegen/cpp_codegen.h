@@ -3,6 +3,7 @@
 
 #include "lower/lower.h"
 
+#include <set>
 #include <string>
 
 namespace trapeze::codegen {
@@ -13,6 +14,9 @@ struct CppModule {
   std::string entry_symbol; ///< codegen::entry_symbol(p)
   std::string signature;    ///< codegen::signature(p), also returned by <entry>_signature()
   std::string header;       ///< a .h declaring the entry function (for AOT users)
+  /// lower::Module::reassociated_sums: every other stage the code computes
+  /// exactly as the interpreter does.
+  std::set<std::string> reassociated_sums;
 };
 
 /// What the printed code does beyond computing the pipeline.

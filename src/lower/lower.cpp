@@ -96,7 +96,7 @@ Module run_passes(const plan::Plan& plan, const LowerOptions& options) {
                             options.print_after, fmt::join(names, ", ")));
   std::ostream& log = options.log ? *options.log : std::cerr;
   LoweringState state(plan);
-  Module module{plan.pipeline, Stmt(), {}, {}};
+  Module module{plan.pipeline, Stmt(), {}, {}, {}};
   Stmt body; // the whole statement, once the module passes run
   for (const Pass& pass : passes()) {
     const auto start = std::chrono::steady_clock::now();
@@ -115,8 +115,10 @@ Module run_passes(const plan::Plan& plan, const LowerOptions& options) {
   }
   module.body = body;
   module.fused_sets.assign(plan.schedule.groups.size(), {});
-  for (const GroupState& g : state.groups)
+  for (const GroupState& g : state.groups) {
     module.fused_sets[g.plan.index] = g.fused_sets;
+    module.reassociated_sums.insert(g.reassociated_sums.begin(), g.reassociated_sums.end());
+  }
   return module;
 }
 

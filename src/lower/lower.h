@@ -5,6 +5,7 @@
 #include "plan/plan.h"
 
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct Module {
   /// Per group of the schedule (the schedule's order): the sets of stages
   /// whose loops intra-tile fusion fused.
   std::vector<std::vector<std::vector<std::string>>> fused_sets;
+  /// The float sums whose additions the loops run in another order than the
+  /// definition's (partial results, reduction_parallelism.h): the only stages
+  /// whose values may differ from the interpreter's.
+  std::set<std::string> reassociated_sums;
 };
 
 /// The passes, in the order they run.

@@ -84,7 +84,10 @@ struct GroupState {
   /// Set by intra_tile_fusion: the nests as they run, fused ones merged.
   std::optional<std::vector<Stmt>> fused;
   std::vector<std::vector<std::string>> fused_sets; ///< stages whose nests were fused
-  std::vector<Stmt> after;                          ///< copy-outs
+  /// Set by stage_loops: the float sums computed into partial results, whose
+  /// additions run in another order than the definition's.
+  std::vector<std::string> reassociated_sums;
+  std::vector<Stmt> after; ///< copy-outs
 
   /// The group's statement, its parts in the order above.
   Stmt assemble() const;

@@ -19,8 +19,8 @@ namespace {
 class StageLoops {
 public:
   StageLoops(const Produce& p, const analysis::BoundsProver& prover,
-             const std::set<std::string>& params)
-      : p_(p), prover_(prover), param_names_(params) {}
+             const std::set<std::string>& params, std::vector<std::string>& reassociated_sums)
+      : p_(p), prover_(prover), param_names_(params), reassociated_sums_(reassociated_sums) {}
 
   Stmt run() const {
     if (p_.reduction) return reduction(*p_.reduction);
@@ -272,8 +272,11 @@ private:
     const std::vector<analysis::TargetDim> kinds =
         analysis::reduction_targets(*p_.stage, r, prover_);
     const std::vector<Interval> ranges = rdom_for_box(r, kinds);
-    if (parallel && strategy.kind == ReductionParallelism::PartialResults)
+    if (parallel && strategy.kind == ReductionParallelism::PartialResults) {
+      if (is_float(p_.stage->type()) && r.updates.front().op == ReduceOp::Sum)
+        reassociated_sums_.push_back(p_.stage->name());
       return partial_results(r, init, about, kinds, ranges);
+    }
     std::vector<Stmt> updates;
     const auto old = [&](const std::vector<Expr>& index) { return Access::make(p_.stage, index); };
     for (const ReductionUpdate& u : r.updates)
@@ -348,27 +351,30 @@ private:
   const Produce& p_;
   const analysis::BoundsProver& prover_;
   const std::set<std::string>& param_names_;
+  std::vector<std::string>& reassociated_sums_;
 };
 
 // Replaces every Produce in a statement by its loops.
 class ExpandProduces : public StmtMutator {
 public:
-  explicit ExpandProduces(const LoweringState& state) : state_(state) {}
+  ExpandProduces(const LoweringState& state, std::vector<std::string>& reassociated_sums)
+      : state_(state), reassociated_sums_(reassociated_sums) {}
 
 protected:
   Stmt mutate_node(const Produce* node, const Stmt&) override {
-    return StageLoops(*node, state_.prover, state_.param_names).run();
+    return StageLoops(*node, state_.prover, state_.param_names, reassociated_sums_).run();
   }
 
 private:
   const LoweringState& state_;
+  std::vector<std::string>& reassociated_sums_;
 };
 
 } // namespace
 
 void stage_loops(GroupState& g, LoweringState& state) {
   for (TileNest& n : g.nests)
-    n.nest = ExpandProduces(state).mutate(n.nest);
+    n.nest = ExpandProduces(state, g.reassociated_sums).mutate(n.nest);
 }
 
 } // namespace trapeze::lower

@@ -73,28 +73,28 @@ std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buff
   return result;
 }
 
-double output_tolerance(const Pipeline& p, const ir::Function& output, double reduction_tolerance) {
+double output_tolerance(const Pipeline& p, const ir::Function& output,
+                        const std::set<std::string>& reassociated, double reduction_tolerance) {
   // The stages `output` reads, transitively (stages() is in topological order).
   std::set<const ir::Function*> feeding = {&output};
   for (auto it = p.stages().rbegin(); it != p.stages().rend(); ++it) {
     if (!feeding.count(it->get())) continue;
-    if ((*it)->definition().is_reduction() && is_float((*it)->type())) return reduction_tolerance;
+    if (reassociated.count((*it)->name())) return reduction_tolerance;
     for (const ir::FunctionPtr& producer : p.producer_stages(**it))
       feeding.insert(producer.get());
   }
   return 0;
 }
 
-std::optional<std::pair<std::string, BufferMismatch>> compare_outputs(const Pipeline& p,
-                                                                      const BufferMap& expected,
-                                                                      const BufferMap& actual,
-                                                                      double reduction_tolerance) {
+std::optional<std::pair<std::string, BufferMismatch>>
+compare_outputs(const Pipeline& p, const BufferMap& expected, const BufferMap& actual,
+                const std::set<std::string>& reassociated, double reduction_tolerance) {
   for (const auto& out : p.outputs()) {
     const auto e = expected.find(out->name()), a = actual.find(out->name());
     if (e == expected.end() || a == actual.end())
       throw Error("compare_outputs: output '" + out->name() + "' is missing");
-    if (auto m =
-            compare_buffers(e->second, a->second, output_tolerance(p, *out, reduction_tolerance)))
+    if (auto m = compare_buffers(e->second, a->second,
+                                 output_tolerance(p, *out, reassociated, reduction_tolerance)))
       return std::pair{out->name(), *m};
   }
   return std::nullopt;

@@ -9,6 +9,7 @@
 #include "trapeze/runtime.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct CompiledPipeline::Impl {
 
   Pipeline pipeline;
   std::string source;
+  std::set<std::string> reassociated_sums; ///< codegen::CppModule's
   std::string library_path;
   bool from_cache = false;
   /// Keeps the shared object loaded as long as a copy of the pipeline lives.

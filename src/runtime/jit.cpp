@@ -60,6 +60,10 @@ const std::string& CompiledPipeline::library_path() const { return checked(impl_
 
 bool CompiledPipeline::from_cache() const { return checked(impl_).from_cache; }
 
+const std::set<std::string>& CompiledPipeline::reassociated_sums() const {
+  return checked(impl_).reassociated_sums;
+}
+
 std::size_t CompiledPipeline::retained_memory_bytes() const {
   return checked(impl_).pool->bytes_retained();
 }

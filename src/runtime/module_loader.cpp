@@ -51,6 +51,7 @@ load_module(const Pipeline& p, const codegen::CppModule& module, const CompileOp
     problem = check_library(*library, module, expected, entry_function, error_function);
     if (!problem.empty()) continue; // the library is closed before the rebuild reloads the path
     auto impl = std::make_shared<CompiledPipeline::Impl>(p, module.source);
+    impl->reassociated_sums = module.reassociated_sums;
     impl->library_path = entry.library_path;
     impl->from_cache = entry.from_cache;
     impl->library = std::move(library);

@@ -50,8 +50,9 @@ TEST_P(AppMatchesInterpreter, AtSize) {
   for (int threads : {1, 2}) {
     const BufferMap actual = compiled.run(bound, inputs, threads);
     for (const auto& out : p.outputs()) {
-      const auto mismatch = compare_buffers(expected.at(out->name()), actual.at(out->name()),
-                                            output_tolerance(p, *out, app.tolerance));
+      const auto mismatch =
+          compare_buffers(expected.at(out->name()), actual.at(out->name()),
+                          output_tolerance(p, *out, compiled.reassociated_sums(), app.tolerance));
       EXPECT_FALSE(mismatch.has_value())
           << app.name << " output " << out->name() << " with " << threads
           << " threads: " << (mismatch ? mismatch->str() : "");
