@@ -259,6 +259,8 @@ std::string schedule_text(const Pipeline& p, const ChosenSchedule& chosen) {
     out += fmt::format("    intra-tile {}\n", group.intra_tile_fusion
                                                   ? "loops fused where they can be (paper 001 §5.3)"
                                                   : "loops apart");
+    if (group.reassociate_float_sums)
+      out += "    float sums may run by partial results, in another order than defined\n";
     std::vector<std::string> storage;
     for (const std::string& stage : group.stages)
       storage.push_back(stage + " " + storage_name(storages.at(stage)));

@@ -72,6 +72,11 @@ struct GroupSchedule {
   /// Inside a tile, fuse the loop nests of stages that read a common producer
   /// over equal bounds (paper 001 §5.3), so the producer is loaded once for all.
   bool intra_tile_fusion = true;
+  /// Let a float sum (a reduction) of the group run in parallel by partial
+  /// results, which adds its terms in another order than the definition's:
+  /// faster, but no longer the interpreter's result bit for bit (docs/dsl.md,
+  /// "Float results"). Off: float sums run in order. No scheduler sets it.
+  bool reassociate_float_sums = false;
   /// Why the scheduler chose this (printed by `trapeze explain`).
   std::vector<std::string> reasons;
 };

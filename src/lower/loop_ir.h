@@ -221,6 +221,8 @@ struct ProduceLoops {
   bool parallel = false; ///< the outermost loop with more than one iteration is parallel
   ParallelSchedule schedule = ParallelSchedule::Static; ///< that loop's schedule
   bool vectorize = false; ///< the innermost loop is marked for vectorization
+  /// A float sum may run by partial results (GroupSchedule::reassociate_float_sums).
+  bool reassociate_float_sums = false;
 };
 
 /// A Produce computed `factor` points at a time along its dimension `dim`

@@ -37,7 +37,8 @@ std::int64_t constant_points(const std::vector<Interval>& box,
 
 ReductionStrategy reduction_strategy(const Function& f, const Reduction& r,
                                      const std::vector<Interval>& box,
-                                     const analysis::BoundsProver& prover) {
+                                     const analysis::BoundsProver& prover,
+                                     bool reassociate_float_sums) {
   if (r.rvars.empty()) return {ReductionParallelism::Serial, "no reduction variable"};
   // A pipeline is a DAG (Pipeline's constructor): an update never reads its own stage.
   for (const ReductionUpdate& u : r.updates)
@@ -59,7 +60,13 @@ ReductionStrategy reduction_strategy(const Function& f, const Reduction& r,
       std::all_of(r.updates.begin(), r.updates.end(),
                   [&](const ReductionUpdate& u) { return u.op == r.updates.front().op; });
   const std::int64_t points = constant_points(box, prover);
-  if (one_op && points > 0 && points <= (std::int64_t{1} << 20))
+  const bool small = points > 0 && points <= (std::int64_t{1} << 20);
+  const bool float_sum = is_float(f.type()) && r.updates.front().op == ReduceOp::Sum;
+  if (one_op && small && float_sum && !reassociate_float_sums)
+    return {ReductionParallelism::Serial,
+            "serial: a float sum, added in the definition's order (the group's "
+            "reassociate_float_sums would run it by partial results)"};
+  if (one_op && small)
     return {ReductionParallelism::PartialResults,
             "in parallel: " + std::to_string(kReductionChunks) + " chunks of " + outer +
                 " into partial results, combined in order"};

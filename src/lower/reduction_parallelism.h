@@ -14,8 +14,11 @@
 //    in parallel, and the partial results are combined into the stage, chunk
 //    by chunk in order. Integer sums, minima and maxima are exact; float sums
 //    are reassociated (the chunks are fixed, so the result does not depend on
-//    the number of threads). Only for stages of a constant, small domain
-//    (histograms, tables), where P partial copies cost little memory.
+//    the number of threads), so a float sum runs this way only where its
+//    group's schedule allows it (reassociate_float_sums), as Halide adds a
+//    float sum in another order only where a schedule asks for rfactor. Only
+//    for stages of a constant, small domain (histograms, tables), where P
+//    partial copies cost little memory.
 //  * Otherwise: serial.
 #pragma once
 
@@ -38,9 +41,11 @@ struct ReductionStrategy {
   std::string reason; ///< for the comment in the loop IR and the generated code
 };
 
-/// The strategy for the updates of `f` (a reduction) computed over `box`.
+/// The strategy for the updates of `f` (a reduction) computed over `box`;
+/// partial results for a float sum only if `reassociate_float_sums`.
 ReductionStrategy reduction_strategy(const ir::Function& f, const ir::Reduction& r,
                                      const std::vector<Interval>& box,
-                                     const analysis::BoundsProver& prover);
+                                     const analysis::BoundsProver& prover,
+                                     bool reassociate_float_sums);
 
 } // namespace trapeze::lower

@@ -265,7 +265,8 @@ private:
   // reduction domain: in order, in parallel over disjoint points, or into
   // partial results (reduction_parallelism.h).
   Stmt reduction(const Reduction& r) const {
-    const ReductionStrategy strategy = reduction_strategy(*p_.stage, r, p_.box, prover_);
+    const ReductionStrategy strategy =
+        reduction_strategy(*p_.stage, r, p_.box, prover_, p_.loops.reassociate_float_sums);
     const bool parallel = p_.loops.parallel && strategy.kind != ReductionParallelism::Serial;
     const Stmt init = nest(0, r.init, !p_.loops.parallel, false);
     const std::string about = " over " + rdom_text(r) + ": " + strategy.reason;

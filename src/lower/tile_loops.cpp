@@ -28,6 +28,7 @@ void lone_stage(GroupState& g, LoweringState& state) {
   loops.parallel = true;
   loops.schedule = effective_parallel_schedule(g.plan.schedule);
   loops.vectorize = g.plan.schedule.vectorize;
+  loops.reassociate_float_sums = g.plan.schedule.reassociate_float_sums;
   if (state.plan.inlined(f->name())) {
     g.comment = f->name() + ": inlined into its readers";
     return;
@@ -88,6 +89,7 @@ void tile_loops(GroupState& g, LoweringState& state) {
   std::vector<std::string> inlined;
   ProduceLoops loops;
   loops.vectorize = schedule.vectorize;
+  loops.reassociate_float_sums = schedule.reassociate_float_sums;
   for (std::size_t s = 0; s < group.stages.size(); ++s) {
     const FunctionPtr& f = group.stages[s];
     if (state.plan.inlined(f->name())) {

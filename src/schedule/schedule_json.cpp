@@ -89,7 +89,8 @@ private:
   GroupSchedule read_group(const json& j, const std::string& path) const {
     expect_object(j, path,
                   {"stages", "tile_sizes", "shape", "inner_tile_sizes", "parallel_tile_dims",
-                   "parallel_schedule", "vectorize", "intra_tile_fusion", "reasons"});
+                   "parallel_schedule", "vectorize", "intra_tile_fusion", "reassociate_float_sums",
+                   "reasons"});
     GroupSchedule g;
     if (!j.contains("stages")) fail_missing(path, "stages", "a non-empty array of stage names");
     g.stages = read_strings(j["stages"], path + ".stages", "stage name");
@@ -129,6 +130,11 @@ private:
       const json& v = j["intra_tile_fusion"];
       if (!v.is_boolean()) fail(path + ".intra_tile_fusion", "expected true or false", v);
       g.intra_tile_fusion = v.get<bool>();
+    }
+    if (j.contains("reassociate_float_sums")) {
+      const json& v = j["reassociate_float_sums"];
+      if (!v.is_boolean()) fail(path + ".reassociate_float_sums", "expected true or false", v);
+      g.reassociate_float_sums = v.get<bool>();
     }
     if (j.contains("reasons")) g.reasons = read_strings(j["reasons"], path + ".reasons", "string");
     return g;
@@ -213,6 +219,8 @@ std::string Schedule::to_json() const {
     s += std::string("      \"vectorize\": ") + (group.vectorize ? "true" : "false") + ",\n";
     s += std::string("      \"intra_tile_fusion\": ") +
          (group.intra_tile_fusion ? "true" : "false") + ",\n";
+    if (group.reassociate_float_sums) // unset: false, float sums in order
+      s += "      \"reassociate_float_sums\": true,\n";
     s += "      \"reasons\": [";
     for (std::size_t r = 0; r < group.reasons.size(); ++r)
       s += (r ? ",\n        " : "\n        ") + quoted(group.reasons[r]);

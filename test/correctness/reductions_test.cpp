@@ -14,6 +14,7 @@ namespace trapeze {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 
 Buffer ramp(std::int64_t rows, std::int64_t cols) {
   Buffer img(ScalarType::Float32, {rows, cols});
@@ -23,8 +24,9 @@ Buffer ramp(std::int64_t rows, std::int64_t cols) {
 }
 
 // Runs `p` bounds-checked at R x C, under its automatic schedule and its naive
-// one with each parallel schedule, and compares every output with the
-// interpreter (`tolerance` for floats); returns the naive lowered loop IR.
+// one with each parallel schedule, and with float sums reassociated, and
+// compares every output with the interpreter (bit for bit, or `tolerance` for
+// the outputs of reassociated float sums); returns the naive lowered loop IR.
 std::string expect_matches(const Pipeline& p, std::int64_t rows, std::int64_t cols,
                            double tolerance) {
   CompileOptions checked;
@@ -36,6 +38,9 @@ std::string expect_matches(const Pipeline& p, std::int64_t rows, std::int64_t co
     Schedule naive = Schedule::naive(p);
     for (GroupSchedule& g : naive.groups)
       g.parallel_schedule = kind;
+    compiled.push_back(compile(p, naive, checked));
+    for (GroupSchedule& g : naive.groups)
+      g.reassociate_float_sums = true;
     compiled.push_back(compile(p, naive, checked));
   }
   const ParamValues bound = p.bind({{"R", rows}, {"C", cols}});
@@ -60,7 +65,8 @@ std::string expect_matches(const Pipeline& p, std::int64_t rows, std::int64_t co
 
 // A histogram of bins by value (the bins are data-dependent, the domain a
 // constant box): partial results, exact for integer counts; its float sums
-// within tolerance; a minimum and a maximum, exact.
+// in order (exact) unless the schedule lets them be reassociated (then within
+// tolerance); a minimum and a maximum, exact.
 TEST(ParallelReductions, HistogramByPartialResults) {
   Param R("R"), C("C");
   Var b("b");
@@ -82,10 +88,19 @@ TEST(ParallelReductions, HistogramByPartialResults) {
   EXPECT_THAT(ir, HasSubstr("allocate count_partial: int32[8, 20]"));
   EXPECT_THAT(ir, HasSubstr("parallel for chunk in [0, 7]"));
   expect_matches(p, 3, 2, 1e-4); // fewer rows than chunks: empty chunks
-  // Only the float sum is added in another order; the others stay exact.
+  EXPECT_THAT(ir, HasSubstr("updates in order, serial over rx in [0, R - 1], ry in [0, C - 1]"));
+  EXPECT_THAT(ir, Not(HasSubstr("mass_partial")));
+  EXPECT_TRUE(testing_support::lower_naive(p).reassociated_sums.empty());
+  // Where the schedule allows it, the float sum runs by partial results too,
+  // and is the one stage added in another order; the others stay exact.
+  Schedule reassociating = Schedule::naive(p);
+  for (GroupSchedule& g : reassociating.groups)
+    g.reassociate_float_sums = true;
+  EXPECT_THAT(testing_support::lowered_text(p, reassociating),
+              HasSubstr("allocate mass_partial: float32[8, 20]"));
   const std::set<std::string> float_sum = {"mass"};
-  EXPECT_EQ(testing_support::lower_naive(p).reassociated_sums, float_sum);
-  EXPECT_EQ(testing_support::generate_cpp(p).reassociated_sums, float_sum);
+  EXPECT_EQ(lower::lower(p, reassociating).reassociated_sums, float_sum);
+  EXPECT_EQ(testing_support::generate_cpp(p, reassociating).reassociated_sums, float_sum);
 }
 
 // A row sum: the target is the outermost reduction variable, so its loop runs

@@ -136,6 +136,8 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
     }
     g.vectorize = rng.chance(0.5);
     g.intra_tile_fusion = rng.chance(0.5);
+    // From the reductions' own stream, so that every seed keeps its other draws.
+    if (reduction) g.reassociate_float_sums = reductions.chance(0.5);
     // Unset (the default) half the time, else any schedule.
     if (rng.chance(0.5)) {
       constexpr ParallelSchedule kinds[] = {ParallelSchedule::Static, ParallelSchedule::Dynamic,

@@ -29,6 +29,7 @@ void expect_same(const Schedule& expected, const Schedule& actual) {
     EXPECT_EQ(a.parallel_schedule, b.parallel_schedule);
     EXPECT_EQ(a.vectorize, b.vectorize);
     EXPECT_EQ(a.intra_tile_fusion, b.intra_tile_fusion);
+    EXPECT_EQ(a.reassociate_float_sums, b.reassociate_float_sums);
     EXPECT_EQ(a.reasons, b.reasons);
   }
   EXPECT_EQ(expected.storage, actual.storage);
@@ -181,10 +182,13 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
                       ParallelSchedule::Static,
                       true,
                       true,
+                      false,
                       {}});
   EXPECT_NO_THROW(b.validate(blur));
   expect_round_trip(b); // the parallel schedule given
   b.groups[0].parallel_schedule = ParallelSchedule::Chunked;
+  expect_round_trip(b);
+  b.groups[0].reassociate_float_sums = true;
   expect_round_trip(b);
 
   const Pipeline harris = apps::find_app("harris").build();
@@ -193,7 +197,7 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
   for (const auto& stage : harris.stages())
     all.push_back(stage->name());
   fused.groups.push_back(
-      {all, {32, 256}, TileShape::PolyMage, {}, 1, std::nullopt, true, true, {"all of it"}});
+      {all, {32, 256}, TileShape::PolyMage, {}, 1, std::nullopt, true, true, false, {"all of it"}});
   EXPECT_NO_THROW(fused.validate(harris));
   expect_round_trip(fused);
 }
