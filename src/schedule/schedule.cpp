@@ -80,7 +80,7 @@ std::map<std::string, Storage> Schedule::storages(const Pipeline& p) const {
       group_of.emplace(name, g);
   const auto group = [&](const std::string& name) {
     const auto it = group_of.find(name);
-    return it == group_of.end() ? groups.size() : it->second; // none: as storage_of's nullptr
+    return it == group_of.end() ? groups.size() : it->second; // in no group: not yet validated
   };
   std::map<std::string, Storage> out;
   for (const ir::FunctionPtr& f : p.stages()) {
