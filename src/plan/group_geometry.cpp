@@ -59,7 +59,8 @@ std::string stage_names(const std::vector<std::string>& stages) {
 
 } // namespace
 
-GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index) {
+GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index,
+                             const analysis::BoundsProver& prover) {
   const GroupSchedule& group = schedule.groups.at(index);
   std::vector<const Function*> members;
   for (const std::string& name : group.stages)
@@ -82,8 +83,7 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
     r.full = r.live_out || (stored != schedule.storage.end() && stored->second == Storage::Full);
     return r;
   };
-  return group_geometry(p, std::move(name), std::move(alignment), role,
-                        analysis::BoundsProver::for_pipeline(p));
+  return group_geometry(p, std::move(name), std::move(alignment), role, prover);
 }
 
 GroupGeometry group_geometry(const Pipeline& p, std::string name,

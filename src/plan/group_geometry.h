@@ -57,10 +57,12 @@ struct GroupGeometry {
   bool read_in_group(std::size_t s) const;
 };
 
-/// Builds the geometry of the index-th group of `schedule`. Throws
-/// trapeze::Error naming the group if its stages cannot be aligned into a
-/// common space with constant dependences.
-GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index);
+/// Builds the geometry of the index-th group of `schedule`; `prover` is the
+/// pipeline's (BoundsProver::for_pipeline, built once for all groups: it holds
+/// a fact per stage). Throws trapeze::Error naming the group if its stages
+/// cannot be aligned into a common space with constant dependences.
+GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index,
+                             const analysis::BoundsProver& prover);
 
 /// Whether a stage of a group is a live-out (an output or read outside the
 /// group), and whether it is kept in a full buffer (a live-out, or stored Full).

@@ -1,6 +1,7 @@
 // make_plan: the schedule checked once and resolved for lowering.
 #include "plan/plan.h"
 
+#include "analysis/bounds_prover.h"
 #include "trapeze/error.h"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ std::vector<std::int64_t> resolve_bands(const GroupGeometry& g, const GroupSched
 Plan make_plan(const Pipeline& p, const Schedule& schedule) {
   schedule.validate(p);
   Plan plan{p, schedule, schedule.storages(p), {}};
+  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
   for (std::size_t index : group_order(p, schedule)) {
     GroupPlan g;
     g.index = index;
@@ -91,7 +93,7 @@ Plan make_plan(const Pipeline& p, const Schedule& schedule) {
     g.tiled = !g.schedule.tile_sizes.empty();
     g.fused = g.tiled || g.schedule.stages.size() > 1;
     if (g.fused) {
-      g.geometry = group_geometry(p, schedule, index);
+      g.geometry = group_geometry(p, schedule, index, prover);
       g.name = g.geometry.name;
       g.reach = region_reach(g.geometry, g.schedule.shape);
       g.bands = resolve_bands(g.geometry, g.schedule);

@@ -64,7 +64,8 @@ Schedule one_group(GroupSchedule g) {
 std::vector<std::pair<std::int64_t, std::int64_t>> chain_regions(TileShape shape, std::int64_t lo,
                                                                  std::int64_t hi) {
   const Pipeline p = three_stage_chain();
-  const plan::GroupGeometry g = plan::group_geometry(p, one_group(chain_group(shape, {10})), 0);
+  const plan::GroupGeometry g = plan::group_geometry(p, one_group(chain_group(shape, {10})), 0,
+                                                     analysis::BoundsProver::for_pipeline(p));
   const ParamValues params = {{"N", std::int64_t{100}}};
   std::vector<std::pair<std::int64_t, std::int64_t>> out(3);
   plan::tile_regions(g, shape, {Interval(Expr(lo), Expr(hi))}, plan::FirstTile(1),
@@ -116,7 +117,8 @@ TEST(TileRegions, ScaleneIsNeverWiderThanPolyMage) {
 TEST(TileRegions, MarginsBoundTheRegions) {
   const Pipeline p = three_stage_chain();
   const plan::GroupGeometry g =
-      plan::group_geometry(p, one_group(chain_group(TileShape::Scalene, {10})), 0);
+      plan::group_geometry(p, one_group(chain_group(TileShape::Scalene, {10})), 0,
+                           analysis::BoundsProver::for_pipeline(p));
   const auto scalene = plan::region_reach(g, TileShape::Scalene);
   const auto polymage = plan::region_reach(g, TileShape::PolyMage);
   const auto margins = [](const plan::DimReach& r) {
