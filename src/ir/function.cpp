@@ -1,6 +1,7 @@
 // Stages and inputs, and the checks made when a stage receives its definition.
 #include "trapeze/function.h"
 
+#include "ir/release_iteratively.h"
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
@@ -79,26 +80,9 @@ Function::Function(std::string name, ScalarType type, std::vector<std::string> v
   }
 }
 
-Function::~Function() {
-  // Releasing a definition releases the stages it reads, each of which may
-  // release its own: one level of recursion per stage of a chain. Instead,
-  // the definitions released while a stage is being destroyed wait in a
-  // list of the outermost destructor, which releases them one at a time, so
-  // that the depth stays that of one expression.
-  thread_local std::vector<Definition>* waiting = nullptr; // the outermost one's list
-  if (waiting) {
-    waiting->push_back(std::move(definition_));
-    return;
-  }
-  std::vector<Definition> list;
-  list.push_back(std::move(definition_));
-  waiting = &list;
-  while (!list.empty()) {
-    const Definition released = std::move(list.back());
-    list.pop_back();
-  } // `released` goes here, and may add to the list
-  waiting = nullptr;
-}
+// Releasing a definition releases the stages it reads, each of which may
+// release its own: one level of recursion per stage of a chain.
+Function::~Function() { ir::release_iteratively(std::move(definition_)); }
 
 const Definition& Function::definition() const {
   if (!defined_)

@@ -2,6 +2,7 @@
 #include "lower/loop_ir.h"
 
 #include "analysis/case_region.h"
+#include "ir/release_iteratively.h"
 #include "trapeze/dsl.h"
 #include "trapeze/ir_visitor.h"
 
@@ -80,33 +81,10 @@ Stmt IfThenElse::make(Expr cond, Stmt then_case, Stmt else_case) {
                                                  std::move(else_case)));
 }
 
-namespace {
-// The bodies that the outermost ~Allocate running on this thread destroys.
-thread_local std::vector<Stmt>* bodies_to_destroy = nullptr;
-} // namespace
-
 // full_buffers nests one Allocate per full buffer, so the statement of a naive
-// schedule is as deep as the pipeline is long; destroyed by recursion, a tree
-// of 100,000 stages would take the caller past its stack (large_stack.h). The
-// outermost destructor destroys the bodies in a loop instead, and every
-// Allocate destroyed meanwhile hands its body to that loop. (An object's
+// schedule is as deep as the pipeline is long (large_stack.h). (An object's
 // members are not const while its destructor runs.)
-Allocate::~Allocate() {
-  Stmt own = std::move(const_cast<Stmt&>(body));
-  if (bodies_to_destroy) {
-    bodies_to_destroy->push_back(std::move(own));
-    return;
-  }
-  std::vector<Stmt> bodies;
-  bodies.push_back(std::move(own));
-  bodies_to_destroy = &bodies;
-  while (!bodies.empty()) {
-    Stmt next = std::move(bodies.back());
-    bodies.pop_back();
-    // `next` is destroyed here, and with it, perhaps, more Allocates.
-  }
-  bodies_to_destroy = nullptr;
-}
+Allocate::~Allocate() { ir::release_iteratively(std::move(const_cast<Stmt&>(body))); }
 
 Stmt Allocate::make(std::string name, std::string producer, ScalarType type,
                     std::vector<Expr> origin, std::vector<Expr> extents, MemoryScope scope,

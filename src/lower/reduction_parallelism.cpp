@@ -69,7 +69,8 @@ ReductionStrategy reduction_strategy(const Function& f, const Reduction& r,
   if (one_op && small)
     return {ReductionParallelism::PartialResults,
             "in parallel: " + std::to_string(kReductionChunks) + " chunks of " + outer +
-                " into partial results, combined in order"};
+                " into partial results, combined in order",
+            float_sum};
   return {ReductionParallelism::Serial,
           one_op ? "serial: the stage's domain is not a small constant box"
                  : "serial: the updates combine with different operators"};

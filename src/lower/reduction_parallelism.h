@@ -39,6 +39,9 @@ enum class ReductionParallelism : std::uint8_t { Serial, DisjointPoints, Partial
 struct ReductionStrategy {
   ReductionParallelism kind = ReductionParallelism::Serial;
   std::string reason; ///< for the comment in the loop IR and the generated code
+  /// A float sum by partial results: its terms are added in another order
+  /// than the definition's (lower::Module::reassociated_sums).
+  bool reassociates = false;
 };
 
 /// The strategy for the updates of `f` (a reduction) computed over `box`;

@@ -274,8 +274,7 @@ private:
         analysis::reduction_targets(*p_.stage, r, prover_);
     const std::vector<Interval> ranges = rdom_for_box(r, kinds);
     if (parallel && strategy.kind == ReductionParallelism::PartialResults) {
-      if (is_float(p_.stage->type()) && r.updates.front().op == ReduceOp::Sum)
-        reassociated_sums_.push_back(p_.stage->name());
+      if (strategy.reassociates) reassociated_sums_.push_back(p_.stage->name());
       return partial_results(r, init, about, kinds, ranges);
     }
     std::vector<Stmt> updates;
