@@ -160,6 +160,9 @@ public:
   bool uses_threads = false;
   bool uses_heap = false;
   bool uses_chunks = false;
+  /// How the serial part of the entry stops at an error: a return, or a jump
+  /// to the end of the parallel region that holds the body (print_cpp).
+  std::string early_exit = "return tz_finish(tz_status_);";
 
   CppPrinter(const Pipeline& p, const CodegenOptions& options)
       : bounds_check_(options.bounds_check) {
@@ -270,7 +273,7 @@ public:
     if (const auto* n = s.as<lower::Outlined>()) return print_outlined(*n);
     if (const auto* n = s.as<lower::Comment>()) {
       // A blank line before each stage's comment.
-      if (depth_ == 1 && !body.empty() && !last_line_comment_) body += "\n";
+      if (depth_ == top_depth_ && !body.empty() && !last_line_comment_) body += "\n";
       std::size_t start = 0;
       while (start <= n->text.size()) {
         const std::size_t end = n->text.find('\n', start);
@@ -353,11 +356,12 @@ private:
   }
 
   void print_for(const lower::For& n) {
-    print_loop(n, lower::is_parallel(n.kind) && parallel_depth_ == 0);
+    if (lower::is_parallel(n.kind) && parallel_depth_ == 0) return print_worker_loop(n, {});
+    print_loop(n);
   }
 
-  // PerThread buffers around a parallel loop (hoist_scratchpads):
-  // #pragma omp parallel { per-thread buffers; #pragma omp for ... }.
+  // PerThread buffers around a parallel loop (hoist_scratchpads): each worker
+  // of the loop allocates its own (print_worker_loop).
   void print_per_thread(const lower::Allocate& first) {
     std::vector<const lower::Allocate*> scratch = {&first};
     Stmt inner = first.body;
@@ -370,43 +374,172 @@ private:
     const auto* n = inner.as<lower::For>();
     TRAPEZE_ASSERT(n && lower::is_parallel(n->kind) && parallel_depth_ == 0,
                    "per-thread buffers around something else than an outermost parallel loop");
-    print_parallel_region(*n, scratch);
+    print_worker_loop(*n, scratch);
   }
 
-  void print_parallel_region(const lower::For& n,
-                             const std::vector<const lower::Allocate*>& scratch) {
-    uses_threads = uses_heap = true;
-    line("#pragma omp parallel num_threads(tz_threads)");
+  // A parallel loop (its `collapse` nested loops counted as one run of
+  // iterations) runs as one worker per thread of the call's team (the
+  // entry's parallel region, print_cpp): each takes the next `chunk`
+  // iterations from the loop's shared counter until none is left, as
+  // Halide's thread pool does. The thread that reaches the loop runs one
+  // worker itself and then waits only until the iterations are finished: a
+  // thread that another process holds back takes less of the work, and
+  // nothing waits for a worker that has not started (it finds nothing left),
+  // as a barrier of the whole team (`omp for`) or the end of a taskloop
+  // would (docs/performance.md, "Under load"). A worker runs on one thread
+  // from start to end, so per-thread buffers are per worker, allocated with
+  // its first iteration.
+  void print_worker_loop(const lower::For& n, const std::vector<const lower::Allocate*>& scratch) {
+    uses_threads = true;
+    helpers.insert("tz_min");
+    helpers.insert("tz_max");
+    std::vector<const lower::For*> loops = {&n};
+    while (static_cast<int>(loops.size()) < n.collapse) {
+      loops.push_back(loops.back()->body.as<lower::For>());
+      TRAPEZE_ASSERT(loops.back(), "a collapsed loop nests as deep as its collapse");
+    }
     line("{");
     ++depth_;
     names_.push();
     buffers_.emplace_back();
-    std::string all_ok;
-    for (const lower::Allocate* a : scratch) {
-      line("// " + a->name + ": " + std::string(type_name(a->type)) + shape_text(a->extents) +
-           " per thread (64-byte aligned), holds " + a->producer);
-      Hoisted h;
-      h.names.stride.assign(a->extents.size(), "1");
-      h.names.what = buffer_description(*a);
-      h.names.producer = a->producer;
-      const std::string size = declare_shape(a->name, a->extents, h.names.stride, h.names.extent);
-      h.memory = names_.declare("#", a->name + "_memory");
-      line("tz_buffer " + h.memory + "(allocator, " + size + " * int64_t(sizeof(" +
-           std::string(cpp_type_name(a->type)) + ")));");
-      line("if (!" + h.memory + ".data) tz_out_of_memory(tz_status_, " + h.memory + ", " +
-           c_string_literal("the per-thread buffer " + h.names.what) + ");");
-      all_ok += (all_ok.empty() ? "" : " && ") + h.memory + ".data";
-      hoisted_[a->name] = h;
+    // The iteration space: first value and count of each loop, outermost first.
+    std::vector<std::string> first, count;
+    for (const lower::For* loop : loops) {
+      first.push_back(names_.declare("#", loop->var + "_first"));
+      count.push_back(names_.declare("#", loop->var + "_count"));
+      line("const int64_t " + first.back() + " = " + bound(loop->min) + ";");
+      line("const int64_t " + count.back() + " = tz_max(int64_t(" + bound(loop->max) + ") - " +
+           first.back() + " + 1, int64_t(0));");
     }
-    line("const bool tz_memory_ok = " + all_ok + ";");
-    memory_check_in_ = n.collapse;
-    print_loop(n, true, true);
+    std::string iterations = count[0];
+    if (loops.size() > 1) {
+      iterations = names_.declare("#", n.var + "_iterations");
+      std::string product;
+      for (const std::string& c : count)
+        product += (product.empty() ? "" : " * ") + c;
+      line("const int64_t " + iterations + " = " + product + ";");
+    }
+    std::string chunk = "1";
+    switch (n.schedule) {
+    case ParallelSchedule::Dynamic: break;
+    case ParallelSchedule::Static:
+      chunk = names_.declare("#", n.var + "_chunk");
+      line("const int64_t " + chunk + " = (" + iterations +
+           " + tz_threads - 1) / tz_threads; // one share per worker");
+      break;
+    case ParallelSchedule::Chunked:
+      uses_chunks = true;
+      chunk = names_.declare("#", n.var + "_chunk");
+      line("const int64_t " + chunk + " = tz_chunk(" + iterations + ", tz_threads);");
+      break;
+    }
+    const std::string state = names_.declare("#", n.var + "_loop");
+    const std::string worker = names_.declare("#", "worker");
+    const std::string start = names_.declare("#", n.var + "_start");
+    line("tz_loop* const " + state + " = tz_loop_new(tz_threads);");
+    line("if (!" + state + ") {");
+    line("  tz_fail(tz_status_, 1, \"out of memory: the state of a parallel loop\");");
+    line("  " + early_exit);
+    line("}");
+    line(std::string("// ") + parallel_schedule_name(n.schedule) + ": " +
+         (chunk == "1" ? std::string("one iteration at a time")
+                       : "runs of " + chunk + " iterations") +
+         " to whichever worker asks; worker 0 runs here");
+    line("for (int " + worker + " = tz_threads - 1; " + worker + " >= 0; --" + worker + ") {");
+    ++depth_;
+    line("#pragma omp task if(" + worker + " > 0)");
+    line("{");
+    ++depth_;
+    const std::string take = "tz_take(" + state + ", " + chunk + ")";
+    line("int64_t " + start + " = " + take + ";");
+    std::string memory_ok;
+    if (!scratch.empty()) {
+      line("if (" + start + " < " + iterations + ") { // scratchpads only for a worker with work");
+      ++depth_;
+      for (const lower::Allocate* a : scratch)
+        memory_ok += (memory_ok.empty() ? "" : " && ") + declare_per_worker_buffer(*a) + ".data";
+      const std::string ok = names_.declare("#", n.var + "_memory_ok");
+      line("const bool " + ok + " = " + memory_ok + ";");
+      memory_ok = ok;
+    }
+    // Every take is counted finished, by the loop's increment (a `continue`
+    // in the body goes there), or the waiting thread would wait forever.
+    const std::string taken =
+        chunk == "1" ? "1" : "tz_min(" + start + " + " + chunk + ", " + iterations + ") - " + start;
+    line("for (; " + start + " < " + iterations + "; tz_finished(" + state + ", " + taken + "), " +
+         start + " = " + take + ") {");
+    ++depth_;
+    if (!memory_ok.empty()) line("if (!" + memory_ok + ") continue;");
+    // The iterations of one take: a loop over them, or the one.
+    std::string index = start;
+    if (chunk != "1") {
+      index = names_.declare("#", n.var + "_iteration");
+      const std::string end = names_.declare("#", n.var + "_end");
+      line("const int64_t " + end + " = tz_min(" + start + " + " + chunk + ", " + iterations +
+           ");");
+      if (lower::is_vectorized(n.kind)) line("#pragma omp simd");
+      line("for (int64_t " + index + " = " + start + "; " + index + " < " + end + "; ++" + index +
+           ") {");
+      ++depth_;
+    }
+    // Each loop's variable from the flat iteration number.
+    std::string divisor;
+    for (std::size_t d = loops.size(); d-- > 0;) {
+      std::string offset = index;
+      if (!divisor.empty())
+        offset += divisor.find(' ') == std::string::npos ? " / " + divisor : " / (" + divisor + ")";
+      if (d > 0) offset = (divisor.empty() ? offset : "(" + offset + ")") + " % " + count[d];
+      divisor = divisor.empty() ? count[d] : count[d] + " * " + divisor;
+      const std::string v = names_.declare("v:" + loops[d]->var, loops[d]->var);
+      line("const int32_t " + v + " = int32_t(" + first[d] + " + " + offset + ");");
+    }
+    ++parallel_depth_;
+    print(loops.back()->body);
+    --parallel_depth_;
+    if (chunk != "1") {
+      --depth_;
+      line("}");
+    }
+    --depth_;
+    line("}");
+    if (!scratch.empty()) {
+      --depth_;
+      line("}");
+    }
+    line("tz_loop_release(" + state + ");");
+    --depth_;
+    line("}");
+    --depth_;
+    line("}");
+    line("tz_loop_wait(" + state + ", " + iterations + ");");
     for (const lower::Allocate* a : scratch)
       hoisted_.erase(a->name);
     buffers_.pop_back();
     names_.pop();
     --depth_;
     line("}");
+  }
+
+  // A worker's own copy of a PerThread buffer, reported if it cannot be had;
+  // Reuse statements in the loop give it an origin per iteration. Returns
+  // the name of its tz_buffer.
+  std::string declare_per_worker_buffer(const lower::Allocate& a) {
+    uses_heap = true;
+    line("// " + a.name + ": " + std::string(type_name(a.type)) + shape_text(a.extents) +
+         " per worker (64-byte aligned), holds " + a.producer);
+    Hoisted h;
+    h.names.stride.assign(a.extents.size(), "1");
+    h.names.what = buffer_description(a);
+    h.names.producer = a.producer;
+    const std::string size = declare_shape(a.name, a.extents, h.names.stride, h.names.extent);
+    h.memory = names_.declare("#", a.name + "_memory");
+    line("tz_buffer " + h.memory + "(allocator, " + size + " * int64_t(sizeof(" +
+         std::string(cpp_type_name(a.type)) + ")));");
+    line("if (!" + h.memory + ".data)");
+    line("  tz_out_of_memory(tz_status_, " + h.memory + ", " +
+         c_string_literal("the per-thread buffer " + h.names.what) + ");");
+    hoisted_[a.name] = h;
+    return h.memory;
   }
 
   // Declares the extents and strides of a buffer; returns its element count.
@@ -427,50 +560,16 @@ private:
     return dims == 1 ? extent[0] : stride[0] + " * " + extent[0];
   }
 
-  // The OpenMP schedule clause of a parallel loop. A chunked loop's chunk is
-  // computed where the loop starts, from the iteration count of its collapsed
-  // nest and the threads.
-  std::string schedule_clause(const lower::For& n) {
-    switch (n.schedule) {
-    case ParallelSchedule::Static: return " schedule(static)";
-    case ParallelSchedule::Dynamic: return " schedule(dynamic)";
-    case ParallelSchedule::Chunked: break;
-    }
-    uses_chunks = true;
-    std::string iterations;
-    const lower::For* loop = &n;
-    for (int level = 0; level < n.collapse; ++level) {
-      TRAPEZE_ASSERT(loop, "a collapsed loop nests as deep as its collapse");
-      if (!iterations.empty()) iterations += " * ";
-      iterations += "(int64_t(" + bound(loop->max) + ") - int64_t(" + bound(loop->min) + ") + 1)";
-      loop = loop->body.as<lower::For>();
-    }
-    return " schedule(dynamic, tz_chunk(" + iterations + ", tz_threads))";
-  }
-
-  void print_loop(const lower::For& n, bool parallel, bool in_region = false) {
-    const std::string lo = bound(n.min), hi = bound(n.max);
-    std::string pragma;
-    if (parallel) {
-      uses_threads = true;
-      const std::string kind = in_region ? "#pragma omp for" : "#pragma omp parallel for";
-      pragma = lower::is_vectorized(n.kind) ? kind + " simd" : kind;
-      if (!in_region) pragma += " num_threads(tz_threads)";
-      if (n.collapse > 1) pragma += " collapse(" + std::to_string(n.collapse) + ")";
-      pragma += schedule_clause(n);
-    } else if (lower::is_vectorized(n.kind)) {
-      pragma = "#pragma omp simd";
-    }
+  // A serial loop (or a vectorized one).
+  void print_loop(const lower::For& n) {
     names_.push();
     buffers_.emplace_back();
     const std::string v = names_.declare("v:" + n.var, n.var);
-    if (!pragma.empty()) line(pragma);
-    line("for (int32_t " + v + " = " + lo + "; " + v + " <= " + hi + "; ++" + v + ") {");
+    if (lower::is_vectorized(n.kind)) line("#pragma omp simd");
+    line("for (int32_t " + v + " = " + bound(n.min) + "; " + v + " <= " + bound(n.max) + "; ++" +
+         v + ") {");
     ++depth_;
-    if (memory_check_in_ > 0 && --memory_check_in_ == 0) line("if (!tz_memory_ok) continue;");
-    if (parallel) ++parallel_depth_;
     print(n.body);
-    if (parallel) --parallel_depth_;
     --depth_;
     line("}");
     buffers_.pop_back();
@@ -514,14 +613,16 @@ private:
     std::string caller = std::move(body);
     const int caller_depth = depth_;
     const bool caller_comment = last_line_comment_;
+    const int caller_top = top_depth_;
     body.clear();
-    depth_ = 1;
+    depth_ = top_depth_ = 1;
     print(n.body);
     functions += "// " + n.name + ": one nest of a tile, compiled as a function of its own\n";
     functions += "__attribute__((noinline)) void " + name + "(" + join_list(params) + ") {\n" +
                  body + "}\n\n";
     body = std::move(caller);
     depth_ = caller_depth;
+    top_depth_ = caller_top;
     last_line_comment_ = caller_comment;
   }
 
@@ -670,7 +771,7 @@ private:
       line("if (!" + memory + ".data) {");
       line("  tz_out_of_memory(tz_status_, " + memory + ", " +
            c_string_literal("the buffer " + b.what) + ");");
-      line(parallel_depth_ == 0 ? "  return tz_finish(tz_status_);" : "  continue;");
+      line(parallel_depth_ == 0 ? "  " + early_exit : "  continue;");
       line("}");
       line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
            ".data);");
@@ -693,11 +794,15 @@ private:
   Names names_;
   std::set<std::string> param_names_;
   std::map<std::string, Hoisted> hoisted_; ///< per-thread buffers by name
-  int memory_check_in_ = 0;                ///< loops to enter before the memory check of a region
   CppExprContext context_;
   std::string params_, range_checks_;
   std::vector<std::map<std::string, BufferNames>> buffers_ = {{}};
-  int depth_ = 1;
+
+public:
+  int depth_ = 1;     ///< of the line being printed (2 spaces each)
+  int top_depth_ = 1; ///< of the entry's body
+
+private:
   int parallel_depth_ = 0;
   bool last_line_comment_ = false;
 };
@@ -917,6 +1022,74 @@ std::string stage_list(const Pipeline& p) {
   return s;
 }
 
+// The state of one parallel loop (print_worker_loop) and what its workers
+// and its thread do with it.
+constexpr const char* kWorkerLoopDefinitions =
+    R"(// One parallel loop's state: the first iteration no worker has taken, the
+// iterations finished, and who still holds it (its workers and the thread that
+// waits for it). The last to let go frees it: a worker may start after the loop
+// is over, and then finds nothing left to take.
+struct tz_loop {
+  int64_t next;
+  char padding[56]; // next and done on cache lines of their own
+  int64_t done;
+  int holders;
+};
+
+inline tz_loop* tz_loop_new(int workers) {
+  tz_loop* loop = static_cast<tz_loop*>(calloc(1, sizeof(tz_loop)));
+  if (loop) loop->holders = workers + 1;
+  return loop;
+}
+
+inline int64_t tz_take(tz_loop* loop, int64_t iterations) {
+  return __atomic_fetch_add(&loop->next, iterations, __ATOMIC_RELAXED);
+}
+
+inline void tz_finished(tz_loop* loop, int64_t iterations) {
+  __atomic_fetch_add(&loop->done, iterations, __ATOMIC_RELEASE);
+}
+
+inline void tz_loop_release(tz_loop* loop) {
+  if (__atomic_sub_fetch(&loop->holders, 1, __ATOMIC_ACQ_REL) == 0) free(loop);
+}
+
+// Waits until all `count` iterations are finished, then lets go of the loop.
+// It spins for up to 3 ms (about as long as libgomp spins at a barrier), then
+// yields its core at each look, never sleeps: a sleeping thread waits for the
+// scheduler to wake it, which on a busy machine can take a whole time slice of
+// another process (docs/performance.md, "Under load").
+inline void tz_loop_wait(tz_loop* loop, int64_t count) {
+  timespec start = {0, 0};
+  for (int spin = 0; __atomic_load_n(&loop->done, __ATOMIC_ACQUIRE) < count; ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (spin < 64 || spin % 64 != 0) continue;
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (spin == 64) start = now;
+    else if ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) > 3000000)
+      sched_yield();
+  }
+  tz_loop_release(loop);
+}
+
+)";
+
+// Whether `s` holds a parallel loop.
+bool has_parallel_loop(const Stmt& s) {
+  struct Finder : lower::StmtVisitor {
+    bool found = false;
+    void visit_node(const lower::For* n, const Stmt& self) override {
+      found = found || lower::is_parallel(n->kind);
+      if (!found) lower::StmtVisitor::visit_node(n, self);
+    }
+  } finder;
+  finder.visit(s);
+  return finder.found;
+}
+
 } // namespace
 
 CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) {
@@ -929,14 +1102,24 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
 
   CppPrinter printer(p, options);
   // The printer recurses as deep as the statement nests (lower/large_stack.h).
-  lower::run_on_large_stack([&] { printer.print(module.body); });
+  bool threaded = false;
+  lower::run_on_large_stack([&] {
+    threaded = has_parallel_loop(module.body);
+    if (threaded) {
+      // The body runs in the entry's parallel region, where it cannot return.
+      printer.early_exit = "goto tz_done;";
+      printer.depth_ = printer.top_depth_ = 3;
+    }
+    printer.print(module.body);
+  });
 
   std::string& s = m.source;
   s = "// Generated by trapeze from pipeline '" + p.name() + "'.\n";
   s += "// Stages, producers first:\n" + stage_list(p);
   s += "// Entry point " + m.entry_symbol + ".\n" + abi_comment(p);
   s += "#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n"
-       "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+       "#include <sched.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+       "#include <time.h>\n\n"
        "#include <limits>\n#include <type_traits>\n";
   s += "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n";
   s += kMathDeclarations;
@@ -960,6 +1143,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
                      "}}\n\n",
                      chunks_per_thread);
   }
+  if (printer.uses_threads) s += kWorkerLoopDefinitions;
   if (printer.uses_heap) {
     s += "// Memory for an intermediate buffer (64-byte aligned), from the caller's\n"
          "// allocator if it gave one, released at scope exit.\n"
@@ -1006,7 +1190,21 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   s += "  tz_status tz_status_;\n";
   s += printer.range_checks();
   s += printer.size_checks(p);
-  s += printer.body;
+  if (threaded) {
+    s += "  // One team of threads for the whole call: one of them runs the code below in\n"
+         "  // order, and each parallel loop hands its iterations to worker tasks that any\n"
+         "  // thread of the team runs (docs/performance.md, \"Under load\").\n"
+         "  #pragma omp parallel num_threads(tz_threads)\n"
+         "  #pragma omp single nowait\n"
+         "  {\n"
+         "    {\n";
+    s += printer.body;
+    s += "    }\n"
+         "  tz_done:;\n"
+         "  }\n";
+  } else {
+    s += printer.body;
+  }
   s += "  return tz_finish(tz_status_);\n}\n";
   return m;
 }

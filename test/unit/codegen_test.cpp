@@ -191,12 +191,34 @@ TEST(CppText, IsReadableAndFollowsTheAbi) {
   EXPECT_THAT(s, HasSubstr("  const int64_t C = params[0].i;\n  const int64_t R = params[1].i;\n"));
   EXPECT_THAT(s, HasSubstr("const float* __restrict img = static_cast<const float*>(inputs[0]);"));
   EXPECT_THAT(s, HasSubstr("float* __restrict blury = static_cast<float*>(outputs[0]);"));
-  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel for num_threads(tz_threads) schedule(dynamic, "
-                           "tz_chunk((int64_t(R) - int64_t(1) + 1), tz_threads))\n"
-                           "  for (int32_t x = 1; x <= R; ++x) {\n"
-                           "    #pragma omp simd\n"
-                           "    for (int32_t y = 0; y <= C + 1; ++y) {\n"
-                           "      blurx[(int64_t(x) - 1) * blurx_stride0 + int64_t(y)] = "));
+  // One parallel region for the call; each parallel loop hands runs of rows
+  // to its workers, one of them run by the thread that reaches the loop,
+  // which then waits for the rows taken (docs/performance.md, "Under load").
+  EXPECT_THAT(s, HasSubstr("  #pragma omp parallel num_threads(tz_threads)\n"
+                           "  #pragma omp single nowait\n"));
+  EXPECT_THAT(s, HasSubstr("        const int64_t x_first = 1;\n"
+                           "        const int64_t x_count = tz_max(int64_t(R) - x_first + 1, "
+                           "int64_t(0));\n"
+                           "        const int64_t x_chunk = tz_chunk(x_count, tz_threads);\n"
+                           "        tz_loop* const x_loop = tz_loop_new(tz_threads);\n"));
+  EXPECT_THAT(
+      s, HasSubstr("        for (int worker = tz_threads - 1; worker >= 0; --worker) {\n"
+                   "          #pragma omp task if(worker > 0)\n"
+                   "          {\n"
+                   "            int64_t x_start = tz_take(x_loop, x_chunk);\n"
+                   "            for (; x_start < x_count; tz_finished(x_loop, tz_min(x_start "
+                   "+ x_chunk, x_count) - x_start), x_start = tz_take(x_loop, x_chunk)) {\n"
+                   "              const int64_t x_end = tz_min(x_start + x_chunk, x_count);\n"
+                   "              for (int64_t x_iteration = x_start; x_iteration < x_end; "
+                   "++x_iteration) {\n"
+                   "                const int32_t x = int32_t(x_first + x_iteration);\n"
+                   "                #pragma omp simd\n"
+                   "                for (int32_t y = 0; y <= C + 1; ++y) {\n"
+                   "                  blurx[(int64_t(x) - 1) * blurx_stride0 + int64_t(y)] = "));
+  EXPECT_THAT(s, HasSubstr("            tz_loop_release(x_loop);\n"
+                           "          }\n"
+                           "        }\n"
+                           "        tz_loop_wait(x_loop, x_count);\n"));
   EXPECT_THAT(s, HasSubstr("img[int64_t(x - 1) * img_stride0 + int64_t(y)]"));
   EXPECT_THAT(s, HasSubstr("typedef union {\n  int64_t i;\n  double f;\n} trapeze_param;"));
   EXPECT_THAT(s, HasSubstr("extern \"C\" const char* trapeze_blur_signature(void)"));

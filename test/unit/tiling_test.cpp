@@ -205,35 +205,45 @@ TEST(LowerSchedule, CodegenAllocatesScratchpadsOncePerThread) {
   const Pipeline p = app.build();
   const std::string src =
       testing_support::generate_cpp(p, apps::make_manual_schedule_unsharp(p)).source;
-  EXPECT_THAT(src, HasSubstr("#pragma omp parallel num_threads(tz_threads)"));
-  EXPECT_THAT(src, HasSubstr("#pragma omp for collapse(2)"));
-  EXPECT_THAT(src, HasSubstr("per thread (64-byte aligned), holds blurx"));
+  // Allocated by each worker of the tile loop, once, after it took its first tile.
+  EXPECT_THAT(src, HasSubstr("#pragma omp task if(worker > 0)"));
+  EXPECT_THAT(src, HasSubstr("if (c_tile_start < c_tile_iterations) { // scratchpads only for"));
+  EXPECT_THAT(src, HasSubstr("per worker (64-byte aligned), holds blurx"));
+  EXPECT_THAT(src, HasSubstr("if (!c_tile_memory_ok) continue;"));
   EXPECT_THAT(src, testing::Not(HasSubstr("holds sharpen"))); // inlined
 }
 
 // Tile loops hand out tiles dynamically by default, an untiled stage's rows
 // in chunks (sized where the loop starts, from its collapsed iteration count);
-// a group's parallel_schedule overrides either, and the loop IR names it.
+// a group's parallel_schedule overrides either, and the loop IR names it. The
+// generated code takes the chosen number of iterations at a time from the
+// loop's shared counter.
 TEST(LowerSchedule, ParallelLoopsCarryTheirGroupsSchedule) {
   const Pipeline p = apps::find_app("unsharp").build();
   Schedule s = apps::make_manual_schedule_unsharp(p);
-  EXPECT_THAT(testing_support::generate_cpp(p, s).source,
-              HasSubstr("#pragma omp for collapse(2) schedule(dynamic)\n"));
+  const std::string one_at_a_time = testing_support::generate_cpp(p, s).source;
+  EXPECT_THAT(one_at_a_time, HasSubstr("// dynamic: one iteration at a time to whichever worker"));
+  EXPECT_THAT(one_at_a_time, HasSubstr("int64_t c_tile_start = tz_take(c_tile_loop, 1);"));
   EXPECT_THAT(testing_support::lowered_text(p, s), HasSubstr("collapsed and parallel (dynamic)"));
   s.groups[0].parallel_schedule = ParallelSchedule::Static;
   const std::string fixed = testing_support::generate_cpp(p, s).source;
-  EXPECT_THAT(fixed, HasSubstr("#pragma omp for collapse(2) schedule(static)\n"));
+  EXPECT_THAT(fixed, HasSubstr("const int64_t c_tile_chunk = (c_tile_iterations + tz_threads - 1) "
+                               "/ tz_threads; // one share per worker\n"));
+  EXPECT_THAT(fixed, HasSubstr("c_tile_start = tz_take(c_tile_loop, c_tile_chunk))"));
   EXPECT_THAT(fixed, testing::Not(HasSubstr("dynamic")));
 
   s.groups[0].parallel_schedule = ParallelSchedule::Chunked;
   EXPECT_THAT(testing_support::generate_cpp(p, s).source,
-              HasSubstr("#pragma omp for collapse(2) schedule(dynamic, tz_chunk("));
+              HasSubstr("const int64_t c_tile_chunk = tz_chunk(c_tile_iterations, tz_threads);"));
 
   Schedule naive = Schedule::naive(p);
   const std::string chunked = testing_support::generate_cpp(p, naive).source;
-  EXPECT_THAT(chunked, HasSubstr("collapse(2) schedule(dynamic, tz_chunk((int64_t(2) - int64_t(0) "
-                                 "+ 1) * (int64_t(R + 1) - int64_t(2) + 1), tz_threads))\n"));
+  EXPECT_THAT(chunked, HasSubstr("const int64_t c_iterations = c_count * x_count;\n"));
+  EXPECT_THAT(chunked, HasSubstr("const int64_t c_chunk = tz_chunk(c_iterations, tz_threads);"));
   EXPECT_THAT(chunked, HasSubstr("inline int tz_chunk(int64_t iterations, int threads) {"));
+  // The collapsed loops' variables from the flat iteration number.
+  EXPECT_THAT(chunked, HasSubstr("const int32_t x = int32_t(x_first + c_iteration % x_count);\n"));
+  EXPECT_THAT(chunked, HasSubstr("const int32_t c = int32_t(c_first + c_iteration / x_count);\n"));
   EXPECT_THAT(testing_support::lowered_text(p, naive),
               HasSubstr("parallel for c in [0, 2] collapse(2) chunked:"));
   for (GroupSchedule& g : naive.groups)
@@ -243,7 +253,7 @@ TEST(LowerSchedule, ParallelLoopsCarryTheirGroupsSchedule) {
   for (GroupSchedule& g : naive.groups)
     g.parallel_schedule = ParallelSchedule::Static;
   const std::string fixed_rows = testing_support::generate_cpp(p, naive).source;
-  EXPECT_THAT(fixed_rows, HasSubstr("collapse(2) schedule(static)\n"));
+  EXPECT_THAT(fixed_rows, HasSubstr("// one share per worker"));
   EXPECT_THAT(fixed_rows, testing::Not(HasSubstr("tz_chunk")));
 }
 

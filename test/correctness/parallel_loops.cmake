@@ -1,0 +1,3 @@
+trapeze_add_gtest(correctness_parallel_loops correctness
+  parallel_loops_test.cpp
+)
