@@ -152,6 +152,19 @@ std::string tuple_text(const std::vector<Expr>& es) {
   return "(" + s + ")";
 }
 
+// Whether `s` holds a parallel loop.
+bool has_parallel_loop(const Stmt& s) {
+  struct Finder : lower::StmtVisitor {
+    bool found = false;
+    void visit_node(const lower::For* n, const Stmt& self) override {
+      found = found || lower::is_parallel(n->kind);
+      if (!found) lower::StmtVisitor::visit_node(n, self);
+    }
+  } finder;
+  finder.visit(s);
+  return finder.found;
+}
+
 class CppPrinter {
 public:
   std::string body;
@@ -160,9 +173,9 @@ public:
   bool uses_threads = false;
   bool uses_heap = false;
   bool uses_chunks = false;
-  /// How the serial part of the entry stops at an error: a return, or a jump
-  /// to the end of the parallel region that holds the body (print_cpp).
-  std::string early_exit = "return tz_finish(tz_status_);";
+  /// Whether the body runs in the entry's parallel region (it has a parallel
+  /// loop): print_cpp wraps it in one, with the label tz_done at its end.
+  bool in_parallel_region = false;
 
   CppPrinter(const Pipeline& p, const CodegenOptions& options)
       : bounds_check_(options.bounds_check) {
@@ -199,6 +212,17 @@ public:
           c_string_literal("parameter " + q.name + " = %lld is outside its range " + range) +
           ", (long long)" + name + ");\n    return tz_finish(tz_status_);\n  }\n";
     }
+  }
+
+  // The entry's body; in the parallel region if it has a parallel loop,
+  // where it cannot return: an error jumps to the region's end instead.
+  void print_entry_body(const Stmt& s) {
+    in_parallel_region = has_parallel_loop(s);
+    if (in_parallel_region) {
+      early_exit_ = "goto tz_done;";
+      depth_ = top_depth_ = 3; // in `single` and in a block of its own
+    }
+    print(s);
   }
 
   const std::string& param_lines() const { return params_; }
@@ -402,44 +426,18 @@ private:
     ++depth_;
     names_.push();
     buffers_.emplace_back();
-    // The iteration space: first value and count of each loop, outermost first.
-    std::vector<std::string> first, count;
-    for (const lower::For* loop : loops) {
-      first.push_back(names_.declare("#", loop->var + "_first"));
-      count.push_back(names_.declare("#", loop->var + "_count"));
-      line("const int64_t " + first.back() + " = " + bound(loop->min) + ";");
-      line("const int64_t " + count.back() + " = tz_max(int64_t(" + bound(loop->max) + ") - " +
-           first.back() + " + 1, int64_t(0));");
-    }
-    std::string iterations = count[0];
-    if (loops.size() > 1) {
-      iterations = names_.declare("#", n.var + "_iterations");
-      std::string product;
-      for (const std::string& c : count)
-        product += (product.empty() ? "" : " * ") + c;
-      line("const int64_t " + iterations + " = " + product + ";");
-    }
-    std::string chunk = "1";
-    switch (n.schedule) {
-    case ParallelSchedule::Dynamic: break;
-    case ParallelSchedule::Static:
-      chunk = names_.declare("#", n.var + "_chunk");
-      line("const int64_t " + chunk + " = (" + iterations +
-           " + tz_threads - 1) / tz_threads; // one share per worker");
-      break;
-    case ParallelSchedule::Chunked:
-      uses_chunks = true;
-      chunk = names_.declare("#", n.var + "_chunk");
-      line("const int64_t " + chunk + " = tz_chunk(" + iterations + ", tz_threads);");
-      break;
-    }
+    const IterationSpace space = declare_iteration_space(loops);
+    const std::vector<std::string>& first = space.first;
+    const std::vector<std::string>& count = space.count;
+    const std::string& iterations = space.iterations;
+    const std::string chunk = declare_chunk(n, iterations);
     const std::string state = names_.declare("#", n.var + "_loop");
     const std::string worker = names_.declare("#", "worker");
     const std::string start = names_.declare("#", n.var + "_start");
     line("tz_loop* const " + state + " = tz_loop_new(tz_threads);");
     line("if (!" + state + ") {");
     line("  tz_fail(tz_status_, 1, \"out of memory: the state of a parallel loop\");");
-    line("  " + early_exit);
+    line("  " + early_exit_);
     line("}");
     line(std::string("// ") + parallel_schedule_name(n.schedule) + ": " +
          (chunk == "1" ? std::string("one iteration at a time")
@@ -518,6 +516,51 @@ private:
     names_.pop();
     --depth_;
     line("}");
+  }
+
+  // A collapsed nest's iterations, numbered 0, 1, ... in the nest's order.
+  struct IterationSpace {
+    std::vector<std::string> first, count; ///< of each loop, outermost first
+    std::string iterations;                ///< their product
+  };
+
+  IterationSpace declare_iteration_space(const std::vector<const lower::For*>& loops) {
+    IterationSpace space;
+    for (const lower::For* loop : loops) {
+      space.first.push_back(names_.declare("#", loop->var + "_first"));
+      space.count.push_back(names_.declare("#", loop->var + "_count"));
+      line("const int64_t " + space.first.back() + " = " + bound(loop->min) + ";");
+      line("const int64_t " + space.count.back() + " = tz_max(int64_t(" + bound(loop->max) +
+           ") - " + space.first.back() + " + 1, int64_t(0));");
+    }
+    space.iterations = space.count[0];
+    if (loops.size() > 1) {
+      space.iterations = names_.declare("#", loops[0]->var + "_iterations");
+      std::string product;
+      for (const std::string& c : space.count)
+        product += (product.empty() ? "" : " * ") + c;
+      line("const int64_t " + space.iterations + " = " + product + ";");
+    }
+    return space;
+  }
+
+  // How many iterations a worker takes at a time, by the loop's schedule.
+  std::string declare_chunk(const lower::For& n, const std::string& iterations) {
+    std::string chunk;
+    switch (n.schedule) {
+    case ParallelSchedule::Dynamic: return "1";
+    case ParallelSchedule::Static:
+      chunk = names_.declare("#", n.var + "_chunk");
+      line("const int64_t " + chunk + " = (" + iterations +
+           " + tz_threads - 1) / tz_threads; // one share per worker");
+      return chunk;
+    case ParallelSchedule::Chunked:
+      uses_chunks = true;
+      chunk = names_.declare("#", n.var + "_chunk");
+      line("const int64_t " + chunk + " = tz_chunk(" + iterations + ", tz_threads);");
+      return chunk;
+    }
+    TRAPEZE_ASSERT(false, "unknown parallel schedule");
   }
 
   // A worker's own copy of a PerThread buffer, reported if it cannot be had;
@@ -771,7 +814,7 @@ private:
       line("if (!" + memory + ".data) {");
       line("  tz_out_of_memory(tz_status_, " + memory + ", " +
            c_string_literal("the buffer " + b.what) + ");");
-      line(parallel_depth_ == 0 ? "  " + early_exit : "  continue;");
+      line(parallel_depth_ == 0 ? "  " + early_exit_ : "  continue;");
       line("}");
       line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
            ".data);");
@@ -797,12 +840,10 @@ private:
   CppExprContext context_;
   std::string params_, range_checks_;
   std::vector<std::map<std::string, BufferNames>> buffers_ = {{}};
-
-public:
   int depth_ = 1;     ///< of the line being printed (2 spaces each)
   int top_depth_ = 1; ///< of the entry's body
-
-private:
+  /// How the serial part of the entry stops at an error (print_entry_body).
+  std::string early_exit_ = "return tz_finish(tz_status_);";
   int parallel_depth_ = 0;
   bool last_line_comment_ = false;
 };
@@ -1077,19 +1118,6 @@ inline void tz_loop_wait(tz_loop* loop, int64_t count) {
 
 )";
 
-// Whether `s` holds a parallel loop.
-bool has_parallel_loop(const Stmt& s) {
-  struct Finder : lower::StmtVisitor {
-    bool found = false;
-    void visit_node(const lower::For* n, const Stmt& self) override {
-      found = found || lower::is_parallel(n->kind);
-      if (!found) lower::StmtVisitor::visit_node(n, self);
-    }
-  } finder;
-  finder.visit(s);
-  return finder.found;
-}
-
 } // namespace
 
 CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) {
@@ -1102,16 +1130,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
 
   CppPrinter printer(p, options);
   // The printer recurses as deep as the statement nests (lower/large_stack.h).
-  bool threaded = false;
-  lower::run_on_large_stack([&] {
-    threaded = has_parallel_loop(module.body);
-    if (threaded) {
-      // The body runs in the entry's parallel region, where it cannot return.
-      printer.early_exit = "goto tz_done;";
-      printer.depth_ = printer.top_depth_ = 3;
-    }
-    printer.print(module.body);
-  });
+  lower::run_on_large_stack([&] { printer.print_entry_body(module.body); });
 
   std::string& s = m.source;
   s = "// Generated by trapeze from pipeline '" + p.name() + "'.\n";
@@ -1190,7 +1209,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   s += "  tz_status tz_status_;\n";
   s += printer.range_checks();
   s += printer.size_checks(p);
-  if (threaded) {
+  if (printer.in_parallel_region) {
     s += "  // One team of threads for the whole call: one of them runs the code below in\n"
          "  // order, and each parallel loop hands its iterations to worker tasks that any\n"
          "  // thread of the team runs (docs/performance.md, \"Under load\").\n"
