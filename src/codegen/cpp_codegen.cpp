@@ -170,12 +170,11 @@ public:
   std::string body;
   std::string functions; ///< the Outlined statements' functions, in order
   std::set<std::string> helpers;
+  /// Whether the body has a parallel loop, hence runs in the entry's parallel
+  /// region: print_cpp wraps it in one, with the label tz_done at its end.
   bool uses_threads = false;
   bool uses_heap = false;
   bool uses_chunks = false;
-  /// Whether the body runs in the entry's parallel region (it has a parallel
-  /// loop): print_cpp wraps it in one, with the label tz_done at its end.
-  bool in_parallel_region = false;
 
   CppPrinter(const Pipeline& p, const CodegenOptions& options)
       : bounds_check_(options.bounds_check) {
@@ -217,8 +216,8 @@ public:
   // The entry's body; in the parallel region if it has a parallel loop,
   // where it cannot return: an error jumps to the region's end instead.
   void print_entry_body(const Stmt& s) {
-    in_parallel_region = has_parallel_loop(s);
-    if (in_parallel_region) {
+    uses_threads = has_parallel_loop(s);
+    if (uses_threads) {
       early_exit_ = "goto tz_done;";
       depth_ = top_depth_ = 3; // in `single` and in a block of its own
     }
@@ -414,7 +413,7 @@ private:
   // from start to end, so per-thread buffers are per worker, allocated with
   // its first iteration.
   void print_worker_loop(const lower::For& n, const std::vector<const lower::Allocate*>& scratch) {
-    uses_threads = true;
+    TRAPEZE_ASSERT(uses_threads, "a parallel loop outside the entry's parallel region");
     helpers.insert("tz_min");
     helpers.insert("tz_max");
     std::vector<const lower::For*> loops = {&n};
@@ -1209,7 +1208,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   s += "  tz_status tz_status_;\n";
   s += printer.range_checks();
   s += printer.size_checks(p);
-  if (printer.in_parallel_region) {
+  if (printer.uses_threads) {
     s += "  // One team of threads for the whole call: one of them runs the code below in\n"
          "  // order, and each parallel loop hands its iterations to worker tasks that any\n"
          "  // thread of the team runs (docs/performance.md, \"Under load\").\n"
