@@ -22,6 +22,7 @@ required=(
   nlohmann-json3-dev
   libpng-dev
   libxxhash-dev
+  libopencv-core-dev # the tests of the optional header trapeze/opencv.h
 )
 # The benchmark harness: the peers trapeze is compared with, and the plots.
 peers=(

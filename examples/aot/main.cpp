@@ -37,8 +37,12 @@ int main() {
   trapeze_param params[2];
   params[0].i = C;
   params[1].i = R;
-  const void* inputs[] = {img.get()};
-  void* outputs[] = {out.get()};
+  // Buffers: element (0, ..., 0), extents and strides in elements (here dense
+  // rows; a padded or interleaved layout only changes the strides).
+  const int64_t img_extent[] = {R + 2, W}, img_stride[] = {W, 1};
+  const int64_t out_extent[] = {R, C}, out_stride[] = {C, 1};
+  const trapeze_buffer inputs[] = {{img.get(), img_extent, img_stride, 2, TRAPEZE_FLOAT32}};
+  const trapeze_buffer outputs[] = {{out.get(), out_extent, out_stride, 2, TRAPEZE_FLOAT32}};
   if (const int status = trapeze_blur(params, inputs, outputs, 0, nullptr); status != 0) {
     std::printf("trapeze_blur returned %d\n", status);
     return 1;

@@ -13,7 +13,7 @@ std::string entry_symbol(const Pipeline& p) {
 }
 
 std::string signature(const Pipeline& p) {
-  std::string s = "trapeze-abi-3;params:";
+  std::string s = "trapeze-abi-4;params:";
   for (const ParamInfo& q : p.params())
     s += q.name + ":" + std::string(type_name(q.type)) + ",";
   s += ";inputs:";

@@ -3,6 +3,7 @@
 
 #include "analysis/bounds_prover.h"
 #include "codegen/abi.h"
+#include "codegen/cpp_arguments.h"
 #include "codegen/cpp_expr.h"
 #include "lower/large_stack.h"
 #include "trapeze/ir_visitor.h"
@@ -44,7 +45,7 @@ const std::set<std::string>& reserved_names() {
       "cosf", "pow", "powf", "free", "malloc", "aligned_alloc", "omp_get_max_threads",
       // the entry function's own names
       "params", "inputs", "outputs", "num_threads", "allocator", "trapeze_param",
-      "trapeze_allocator"};
+      "trapeze_allocator", "trapeze_buffer", "trapeze_type"};
   return names;
 }
 
@@ -136,15 +137,6 @@ std::string shape_text(const std::vector<Expr>& extents) {
   return s;
 }
 
-std::string c_string_literal(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string tuple_text(const std::vector<Expr>& es) {
   std::string s;
   for (std::size_t i = 0; i < es.size(); ++i)
@@ -222,6 +214,12 @@ public:
       depth_ = top_depth_ = 3; // in `single` and in a block of its own
     }
     print(s);
+  }
+
+  BufferArgumentCode buffer_arguments(const Pipeline& p) {
+    // Without a parallel loop the entry has no team: the copies run on the caller's thread.
+    return bind_buffer_arguments(
+        p, [this](const Expr& e) { return expr(e); }, uses_threads ? "tz_threads" : "1");
   }
 
   const std::string& param_lines() const { return params_; }
@@ -343,21 +341,22 @@ private:
                       const char* verb) const {
     TRAPEZE_ASSERT(idx.size() == b.origin.size(), "access with the wrong number of indices");
     if (bounds_check_) {
-      std::string index, origin, extent;
+      std::string index, origin, extent, stride;
       for (std::size_t d = 0; d < idx.size(); ++d) {
         const std::string sep = d ? ", " : "";
         index +=
             sep + (idx[d].type == ScalarType::Int64 ? idx[d].text : "int64_t(" + idx[d].text + ")");
         origin += sep + b.origin[d];
         extent += sep + b.extent[d];
+        stride += sep + b.stride[d];
       }
       if (idx.empty()) { // a buffer of one element
         index = origin = "0";
-        extent = "1";
+        extent = stride = "1";
       }
       return "tz_checked(tz_status_, " + b.pointer + ", {" + index + "}, {" + origin + "}, {" +
-             extent + "}, " + c_string_literal("stage " + storing_ + " " + verb + " " + b.what) +
-             ")";
+             extent + "}, {" + stride + "}, " +
+             c_string_literal("stage " + storing_ + " " + verb + " " + b.what) + ")";
     }
     std::string offset;
     for (std::size_t d = 0; d < idx.size(); ++d) {
@@ -763,6 +762,8 @@ private:
       print(n.body);
       return;
     }
+    if (n.scope == lower::MemoryScope::Input || n.scope == lower::MemoryScope::Output)
+      return print_caller_buffer(n);
     line("// " + n.name + ": " + std::string(type_name(n.type)) + shape_text(n.extents) + " from " +
          tuple_text(n.origin) + ", " + memory_scope_name(n.scope) +
          (n.scope == lower::MemoryScope::Heap ? " (64-byte aligned)" : "") +
@@ -770,20 +771,8 @@ private:
     BufferNames b;
     b.what = buffer_description(n);
     b.producer = n.producer;
-    std::vector<std::string>& extent = b.extent;
-    extent.assign(dims, "");
-    for (std::size_t d = 0; d < dims; ++d) {
-      extent[d] = names_.declare("#", n.name + "_extent" + std::to_string(d));
-      line("const int64_t " + extent[d] + " = " + bound(n.extents[d]) + ";");
-    }
-    for (std::size_t d = 0; d < dims; ++d) {
-      if (const auto* k = n.origin[d].as<IntConst>()) {
-        b.origin.push_back(std::to_string(k->value));
-        continue;
-      }
-      b.origin.push_back(names_.declare("#", n.name + "_min" + std::to_string(d)));
-      line("const int64_t " + b.origin.back() + " = " + bound(n.origin[d]) + ";");
-    }
+    declare_extents_and_origin(n, b);
+    const std::vector<std::string>& extent = b.extent;
     b.stride.assign(dims, "1");
     for (std::size_t d = dims - 1; d-- > 0;) {
       b.stride[d] = names_.declare("#", n.name + "_stride" + std::to_string(d));
@@ -793,33 +782,67 @@ private:
     }
     const std::string size = dims == 1 ? extent[0] : b.stride[0] + " * " + extent[0];
     b.pointer = names_.declare("b:" + n.producer, n.name);
-    b.pointer_type = (n.scope == lower::MemoryScope::Input ? "const " : "") + type + "*";
-    switch (n.scope) {
-    case lower::MemoryScope::Input:
-      line("const " + type + "* __restrict " + b.pointer + " = static_cast<const " + type +
-           "*>(inputs[" + std::to_string(n.slot) + "]);");
-      break;
-    case lower::MemoryScope::Output:
-      line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(outputs[" +
-           std::to_string(n.slot) + "]);");
-      break;
-    case lower::MemoryScope::PerThread:
-    case lower::MemoryScope::Reuse: TRAPEZE_ASSERT(false, "handled above");
-    case lower::MemoryScope::Stack:
-    case lower::MemoryScope::Heap: {
-      uses_heap = true;
-      const std::string memory = names_.declare("#", n.name + "_memory");
-      line("tz_buffer " + memory + "(allocator, " + size + " * int64_t(sizeof(" + type + ")));");
-      line("if (!" + memory + ".data) {");
-      line("  tz_out_of_memory(tz_status_, " + memory + ", " +
-           c_string_literal("the buffer " + b.what) + ");");
-      line(parallel_depth_ == 0 ? "  " + early_exit_ : "  continue;");
-      line("}");
-      line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
-           ".data);");
-      break;
+    b.pointer_type = type + "*";
+    TRAPEZE_ASSERT(n.scope == lower::MemoryScope::Stack || n.scope == lower::MemoryScope::Heap,
+                   "a buffer of the entry's own in another scope");
+    uses_heap = true;
+    const std::string memory = names_.declare("#", n.name + "_memory");
+    line("tz_buffer " + memory + "(allocator, " + size + " * int64_t(sizeof(" + type + ")));");
+    line("if (!" + memory + ".data) {");
+    line("  tz_out_of_memory(tz_status_, " + memory + ", " +
+         c_string_literal("the buffer " + b.what) + ");");
+    line(parallel_depth_ == 0 ? "  " + early_exit_ : "  continue;");
+    line("}");
+    line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
+         ".data);");
+    buffers_.back()["b:" + n.producer] = b;
+    buffers_.back()["s:" + n.name] = b;
+    print(n.body);
+  }
+
+  // Declares a buffer's extents (unless `extents` is false) and the origin of
+  // its box (names, or literals for constant coordinates) into `b`.
+  void declare_extents_and_origin(const lower::Allocate& n, BufferNames& b, bool extents = true) {
+    const std::size_t dims = n.extents.size();
+    b.extent.assign(extents ? dims : 0, "");
+    for (std::size_t d = 0; extents && d < dims; ++d) {
+      b.extent[d] = names_.declare("#", n.name + "_extent" + std::to_string(d));
+      line("const int64_t " + b.extent[d] + " = " + bound(n.extents[d]) + ";");
     }
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (const auto* k = n.origin[d].as<IntConst>()) {
+        b.origin.push_back(std::to_string(k->value));
+        continue;
+      }
+      b.origin.push_back(names_.declare("#", n.name + "_min" + std::to_string(d)));
+      line("const int64_t " + b.origin.back() + " = " + bound(n.origin[d]) + ";");
     }
+  }
+
+  // The caller's input or output: its memory and strides are those the entry
+  // bound (cpp_arguments.h), whose last dimension is contiguous.
+  void print_caller_buffer(const lower::Allocate& n) {
+    const bool input = n.scope == lower::MemoryScope::Input;
+    const std::string argument = argument_name(input, n.slot);
+    const std::string type(cpp_type_name(n.type));
+    const std::size_t dims = n.extents.size();
+    line("// " + n.name + ": " + std::string(type_name(n.type)) + shape_text(n.extents) + " from " +
+         tuple_text(n.origin) + ", the caller's " + (input ? "input " : "output ") +
+         std::to_string(n.slot) + " (" + argument + ")");
+    BufferNames b;
+    b.what = buffer_description(n);
+    b.producer = n.producer;
+    // Its extents only serve the bounds checks: the caller's strides index it.
+    declare_extents_and_origin(n, b, bounds_check_);
+    b.stride.assign(dims, "1");
+    for (std::size_t d = 0; d + 1 < dims; ++d) {
+      b.stride[d] = names_.declare("#", n.name + "_stride" + std::to_string(d));
+      line("const int64_t " + b.stride[d] + " = " + argument + ".stride[" + std::to_string(d) +
+           "];");
+    }
+    b.pointer = names_.declare("b:" + n.producer, n.name);
+    b.pointer_type = (input ? "const " : "") + type + "*";
+    line(b.pointer_type + " __restrict " + b.pointer + " = " + argument + ".data;");
     buffers_.back()["b:" + n.producer] = b;
     buffers_.back()["s:" + n.name] = b;
     print(n.body);
@@ -855,7 +878,7 @@ std::string abi_comment(const Pipeline& p) {
   for (std::size_t i = 0; i < p.params().size(); ++i)
     s += "//   params[" + std::to_string(i) + "] " + p.params()[i].name + ": " +
          std::string(type_name(p.params()[i].type)) + "\n";
-  s += "// Inputs (inputs[i]; dense, last dimension contiguous):\n";
+  s += "// Inputs (inputs[i], a trapeze_buffer of these extents; any strides):\n";
   if (p.inputs().empty()) s += "//   none\n";
   for (std::size_t i = 0; i < p.inputs().size(); ++i) {
     const auto& in = p.inputs()[i];
@@ -865,7 +888,7 @@ std::string abi_comment(const Pipeline& p) {
     s += "//   inputs[" + std::to_string(i) + "] " + in->name() + ": " +
          std::string(type_name(in->type())) + shape_text(extents) + "\n";
   }
-  s += "// Outputs (outputs[i]; dense, last dimension contiguous):\n";
+  s += "// Outputs (outputs[i], a trapeze_buffer of these extents; any strides, no overlap):\n";
   for (std::size_t i = 0; i < p.outputs().size(); ++i) {
     const auto& f = p.outputs()[i];
     std::vector<Expr> extents, origin;
@@ -880,28 +903,11 @@ std::string abi_comment(const Pipeline& p) {
   }
   s += "// num_threads <= 0 means OpenMP's default. Returns 0 on success, 1 if memory ran out,\n"
        "// 2 if a bounds check failed (bounds-checked builds), 3 if a parameter is outside its\n"
-       "// declared range or the sizes it gives are not (docs/dsl.md, \"Sizes\"); then\n"
-       "// <entry>_error() says why.\n";
+       "// declared range or the sizes it gives are not (docs/dsl.md, \"Sizes\"), 4 if a\n"
+       "// buffer is not what the parameters make of it (type, dimensions, extents, a null\n"
+       "// pointer, an output overlapping another buffer); then <entry>_error() says why.\n";
   return s;
 }
-
-// The ABI's types (codegen/abi.h), spelled in generated sources and headers.
-const char* kParamTypedef =
-    "#ifndef TRAPEZE_PARAM_DEFINED\n"
-    "#define TRAPEZE_PARAM_DEFINED\n"
-    "typedef union {\n"
-    "  int64_t i;\n"
-    "  double f;\n"
-    "} trapeze_param;\n"
-    "/* Where intermediate buffers come from. allocate returns 64-byte aligned\n"
-    "   memory or NULL; release gets back what allocate gave. A NULL allocator\n"
-    "   means aligned_alloc and free. */\n"
-    "typedef struct trapeze_allocator {\n"
-    "  void* (*allocate)(void* context, size_t bytes);\n"
-    "  void (*release)(void* context, void* memory);\n"
-    "  void* context;\n"
-    "} trapeze_allocator;\n"
-    "#endif\n";
 
 // The C library's math functions a pipeline may call, declared rather than
 // included: in C++, <math.h> brings <cmath> and costs about 0.3 s of every
@@ -993,13 +999,14 @@ const char* kCheckBoxDefinition =
     "}}\n\n";
 
 // The bounds-checked build's accessor: the element at `index` (a point) of a
-// dense buffer whose allocation holds the box origin + [0, extent); outside
+// buffer (of these strides) that holds the box origin + [0, extent); outside
 // it, the run fails with a message naming the access, and a dummy element is
 // used instead so that nothing outside the allocation is touched.
 const char* kBoundsCheckDefinitions =
     "template <typename T, size_t N>\n"
     "T& tz_checked(tz_status& s, T* base, const int64_t (&index)[N], const int64_t (&origin)[N],\n"
-    "              const int64_t (&extent)[N], const char* access) {\n"
+    "              const int64_t (&extent)[N], const int64_t (&stride)[N], const char* access) "
+    "{\n"
     "  int64_t offset = 0;\n"
     "  for (size_t d = 0; d < N; ++d) {\n"
     "    const int64_t i = index[d] - origin[d];\n"
@@ -1021,15 +1028,15 @@ const char* kBoundsCheckDefinitions =
     "      dummy = std::remove_const_t<T>();\n"
     "      return dummy;\n"
     "    }\n"
-    "    offset = offset * extent[d] + i;\n"
+    "    offset += i * stride[d];\n"
     "  }\n"
     "  return base[offset];\n"
     "}\n\n";
 
 std::string entry_declaration(const std::string& symbol) {
   return "int " + symbol +
-         "(const trapeze_param* params, const void* const* inputs, void* const* outputs,\n"
-         "    int num_threads, const trapeze_allocator* allocator)";
+         "(const trapeze_param* params, const trapeze_buffer* inputs,\n"
+         "    const trapeze_buffer* outputs, int num_threads, const trapeze_allocator* allocator)";
 }
 
 std::string make_header(const Pipeline& p, const std::string& symbol) {
@@ -1041,7 +1048,7 @@ std::string make_header(const Pipeline& p, const std::string& symbol) {
   h += "// Entry point " + symbol + ".\n" + abi_comment(p);
   h += "#ifndef " + guard + "\n#define " + guard +
        "\n\n#include <stddef.h>\n#include <stdint.h>\n\n";
-  h += kParamTypedef;
+  h += kAbiTypedefs;
   h += "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   h += entry_declaration(symbol) + ";\n";
   h += "/* The ABI description the runtime compares before calling (codegen::signature). */\n";
@@ -1141,10 +1148,11 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
        "#include <limits>\n#include <type_traits>\n";
   s += "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n";
   s += kMathDeclarations;
-  s += kParamTypedef;
+  s += kAbiTypedefs;
   const std::string helpers = cpp_helper_definitions(printer.helpers);
   s += "\nnamespace {\n\n";
   s += kStatusDefinitions;
+  s += kBufferArgumentDefinitions;
   s += cpp_checked_helper_definitions();
   s += fmt::format(fmt::runtime(kCheckBoxDefinition), max_index, max_buffer_bytes);
   if (options.bounds_check) s += kBoundsCheckDefinitions;
@@ -1208,6 +1216,8 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   s += "  tz_status tz_status_;\n";
   s += printer.range_checks();
   s += printer.size_checks(p);
+  const BufferArgumentCode arguments = printer.buffer_arguments(p);
+  s += arguments.bind;
   if (printer.uses_threads) {
     s += "  // One team of threads for the whole call: one of them runs the code below in\n"
          "  // order, and each parallel loop hands its iterations to worker tasks that any\n"
@@ -1223,6 +1233,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   } else {
     s += printer.body;
   }
+  s += arguments.finish;
   s += "  return tz_finish(tz_status_);\n}\n";
   return m;
 }

@@ -535,4 +535,13 @@ std::string cpp_helper_definitions(const std::set<std::string>& used) {
   return out;
 }
 
+std::string c_string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 } // namespace trapeze::codegen

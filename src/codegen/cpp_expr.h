@@ -58,6 +58,9 @@ std::string cpp_int_literal(ScalarType type, std::int64_t value);
 /// A float literal that reads back exactly (float32 with an f suffix).
 std::string cpp_float_literal(ScalarType type, double value);
 
+/// A C string literal of `s` (quotes and backslashes escaped).
+std::string c_string_literal(const std::string& s);
+
 /// Definitions of the named helpers, in a fixed order.
 std::string cpp_helper_definitions(const std::set<std::string>& used);
 

@@ -7,6 +7,7 @@
 #include "runtime/stage_buffer.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace trapeze {
 
@@ -60,6 +61,51 @@ void check_buffer(const BufferMap& given, const std::string& kind, const std::st
   if (b.type() != type || b.extents() != extents_of(box))
     throw Error(kind + " '" + name + "' must be " + expected + for_params +
                 ", but the given buffer is " + b.describe());
+}
+
+// Whether no two elements of `b` share memory, by the sufficient test that
+// each stride (by size) steps past every element the smaller ones reach:
+// dense, padded, interleaved, transposed and flipped layouts all pass.
+bool elements_are_distinct(const Buffer& b) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> steps; // |stride|, extent
+  for (int d = 0; d < b.dimensions(); ++d)
+    if (b.extent(d) > 1) steps.emplace_back(std::abs(b.stride(d)), b.extent(d));
+  std::sort(steps.begin(), steps.end());
+  std::int64_t reach = 0; // the largest offset the smaller strides make
+  for (const auto& [stride, extent] : steps) {
+    if (stride <= reach) return false;
+    reach += stride * (extent - 1);
+  }
+  return true;
+}
+
+// An output must be writable memory of its own: the generated code writes it
+// while it reads the inputs, through pointers that promise no aliasing.
+void check_output_memory(const BufferMap& inputs, const BufferMap& outputs,
+                         const std::string& pipeline) {
+  for (auto it = outputs.begin(); it != outputs.end(); ++it) {
+    const auto& [name, b] = *it;
+    const std::string what = "output '" + name + "' of pipeline '" + pipeline + "'";
+    if (!b.writable())
+      throw Error(what + " is a read-only view (of const memory), " + b.describe() +
+                  "; pass a buffer that can be written");
+    if (!elements_are_distinct(b))
+      throw Error(what + " has a layout in which two elements share memory (" + b.describe() +
+                  "); an output needs one element of memory per point");
+    const auto [lo, hi] = b.byte_span();
+    const auto overlaps = [&](const Buffer& other) {
+      const auto [other_lo, other_hi] = other.byte_span();
+      return lo < other_hi && other_lo < hi;
+    };
+    for (const auto& [input, ib] : inputs)
+      if (ib.defined() && overlaps(ib))
+        throw Error(what + " overlaps input '" + input + "' in memory; an output needs " +
+                    "memory of its own (the code reads inputs while it writes outputs)");
+    for (auto other = outputs.begin(); other != it; ++other)
+      if (other->second.defined() && overlaps(other->second))
+        throw Error(what + " overlaps output '" + other->first + "' in memory; each output " +
+                    "needs memory of its own");
+  }
 }
 
 void reject_unknown(const BufferMap& given, const std::vector<std::string>& known,
@@ -126,6 +172,7 @@ void check_arguments(const Pipeline& p, const ParamValues& bound, const BufferMa
   }
   reject_unknown(inputs, input_names, "input", p.name());
   reject_unknown(outputs, output_names, "output", p.name());
+  check_output_memory(inputs, outputs, p.name());
 }
 
 } // namespace trapeze

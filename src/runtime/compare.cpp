@@ -41,11 +41,14 @@ double largest_magnitude(const Buffer& b) {
 
 } // namespace
 
-std::optional<BufferMismatch> compare_buffers(const Buffer& expected, const Buffer& actual,
-                                              double tolerance) {
-  if (expected.type() != actual.type() || expected.extents() != actual.extents())
-    throw Error("cannot compare buffers of different shapes: " + expected.describe() + " and " +
-                actual.describe());
+std::optional<BufferMismatch> compare_buffers(const Buffer& expected_given,
+                                              const Buffer& actual_given, double tolerance) {
+  if (expected_given.type() != actual_given.type() ||
+      expected_given.extents() != actual_given.extents())
+    throw Error("cannot compare buffers of different shapes: " + expected_given.describe() +
+                " and " + actual_given.describe());
+  // Element i in row-major order is element i of the array (views are copied).
+  const Buffer expected = expected_given.dense(), actual = actual_given.dense();
   const bool exact = is_integer(expected.type()) || tolerance == 0;
   const double scale = exact ? 0 : largest_magnitude(expected);
   std::optional<BufferMismatch> result;

@@ -17,8 +17,9 @@ namespace trapeze {
 
 namespace runtime {
 /// The entry function of generated code (codegen/abi.h).
-using EntryFunction = int (*)(const codegen::ParamSlot* params, const void* const* inputs,
-                              void* const* outputs, int num_threads,
+using EntryFunction = int (*)(const codegen::ParamSlot* params,
+                              const codegen::BufferArgument* inputs,
+                              const codegen::BufferArgument* outputs, int num_threads,
                               const codegen::Allocator* allocator);
 /// <entry>_signature() and <entry>_error().
 using SignatureFunction = const char* (*)();
@@ -53,11 +54,13 @@ namespace runtime {
 std::shared_ptr<const CompiledPipeline::Impl>
 load_module(const Pipeline& p, const codegen::CppModule& module, const CompileOptions& options);
 
-/// The argument arrays of one call of the entry function.
+/// The argument arrays of one call of the entry function. The buffer
+/// descriptors point into the Buffers they were made from, which must
+/// outlive the call.
 struct CallArguments {
-  std::vector<codegen::ParamSlot> params; ///< Pipeline::params() order
-  std::vector<const void*> inputs;        ///< Pipeline::inputs() order
-  std::vector<void*> outputs;             ///< Pipeline::outputs() order
+  std::vector<codegen::ParamSlot> params;       ///< Pipeline::params() order
+  std::vector<codegen::BufferArgument> inputs;  ///< Pipeline::inputs() order
+  std::vector<codegen::BufferArgument> outputs; ///< Pipeline::outputs() order
 };
 
 /// Lays out bound parameters and buffers for the entry function. The buffers

@@ -4,6 +4,15 @@
 
 namespace trapeze::runtime {
 
+namespace {
+
+codegen::BufferArgument describe_buffer(const Buffer& b, void* data) {
+  return {data, b.extents().data(), b.strides().data(), b.dimensions(),
+          static_cast<std::int32_t>(b.type())};
+}
+
+} // namespace
+
 CallArguments marshal_arguments(const Pipeline& p, const ParamValues& bound,
                                 const BufferMap& inputs, BufferMap& outputs) {
   CallArguments args;
@@ -23,14 +32,15 @@ CallArguments marshal_arguments(const Pipeline& p, const ParamValues& bound,
     const auto it = inputs.find(image->name());
     TRAPEZE_ASSERT(it != inputs.end() && it->second.defined(),
                    "input '" + image->name() + "' was not checked");
-    args.inputs.push_back(it->second.raw());
+    const Buffer& b = it->second;
+    args.inputs.push_back(describe_buffer(b, const_cast<void*>(b.raw())));
   }
   args.outputs.reserve(p.outputs().size());
   for (const auto& stage : p.outputs()) {
     const auto it = outputs.find(stage->name());
     TRAPEZE_ASSERT(it != outputs.end() && it->second.defined(),
                    "output '" + stage->name() + "' was not checked");
-    args.outputs.push_back(it->second.raw());
+    args.outputs.push_back(describe_buffer(it->second, it->second.raw()));
   }
   return args;
 }

@@ -45,8 +45,9 @@ public:
   void add(const Function& f, const Buffer& b, const Box& box) {
     stages_[&f] = stored(b.raw(), f.type(), box);
   }
+  // An input is read in the caller's layout, any strides.
   void add(const InputImage& image, const Buffer& b, const Box& box) {
-    inputs_[&image] = stored(b.raw(), image.type(), box);
+    inputs_[&image] = StoredArray{b.raw(), image.type(), box, b.strides()};
   }
   const StoredArray& lookup(const Access& a) const {
     if (a.func) {

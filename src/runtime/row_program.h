@@ -21,7 +21,7 @@ struct StoredArray {
   const void* data = nullptr;
   ScalarType type = ScalarType::Float32;
   Box box;                           ///< the domain the array covers
-  std::vector<std::int64_t> strides; ///< in elements; the last is 1
+  std::vector<std::int64_t> strides; ///< in elements (an input's: any, as the caller's layout)
 };
 
 /// The array behind an access (a stage computed earlier, or an input).

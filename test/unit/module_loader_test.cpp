@@ -34,18 +34,24 @@ codegen::CppModule hand_written_blur(const Pipeline& p, const std::string& signa
   m.source = R"(#include <cstdint>
 typedef union { std::int64_t i; double f; } trapeze_param;
 struct trapeze_allocator;
+struct trapeze_buffer {
+  void* data;
+  const std::int64_t* extent;
+  const std::int64_t* stride;
+  std::int32_t dimensions, type;
+};
 extern "C" const char* trapeze_blur_signature(void) { return ")" +
              signature + R"("; }
 extern "C" const char* trapeze_blur_error(void) { return ")" +
              std::string(status ? "the hand-written blur failed" : "") + R"("; }
-extern "C" int trapeze_blur(const trapeze_param* params, const void* const* inputs,
-                            void* const* outputs, int num_threads,
+extern "C" int trapeze_blur(const trapeze_param* params, const trapeze_buffer* inputs,
+                            const trapeze_buffer* outputs, int num_threads,
                             const trapeze_allocator* allocator) {
   (void)num_threads;
   (void)allocator;
   const std::int64_t C = params[0].i, R = params[1].i; // parameters sorted by name
-  const float* img = static_cast<const float*>(inputs[0]);
-  float* blury = static_cast<float*>(outputs[0]);
+  const float* img = static_cast<const float*>(inputs[0].data);
+  float* blury = static_cast<float*>(outputs[0].data);
   const std::int64_t W = C + 2;
   for (std::int64_t x = 1; x <= R; ++x)
     for (std::int64_t y = 1; y <= C; ++y) {
@@ -113,9 +119,13 @@ TEST(ModuleLoader, MarshalsParametersInDeclarationOrderWithTheirTypes) {
   EXPECT_EQ(args.params[0].f, 2.5); // "gain" sorts before "n"
   EXPECT_EQ(args.params[1].i, 4);
   ASSERT_EQ(args.inputs.size(), 1u);
-  EXPECT_EQ(args.inputs[0], inputs["in"].raw());
+  EXPECT_EQ(args.inputs[0].data, inputs["in"].raw());
+  EXPECT_EQ(args.inputs[0].dimensions, 1);
+  EXPECT_EQ(args.inputs[0].extent[0], 4);
+  EXPECT_EQ(args.inputs[0].stride[0], 1);
+  EXPECT_EQ(args.inputs[0].type, static_cast<int>(ScalarType::Float64));
   ASSERT_EQ(args.outputs.size(), 1u);
-  EXPECT_EQ(args.outputs[0], outputs["out"].raw());
+  EXPECT_EQ(args.outputs[0].data, outputs["out"].raw());
 }
 
 TEST(ModuleLoader, WrongSignatureIsReportedAfterOneRebuild) {
