@@ -5,6 +5,7 @@
 #include "codegen/abi.h"
 #include "codegen/cpp_arguments.h"
 #include "codegen/cpp_expr.h"
+#include "codegen/cpp_header.h"
 #include "lower/large_stack.h"
 #include "trapeze/ir_visitor.h"
 
@@ -22,32 +23,6 @@ using namespace ir;
 using lower::Stmt;
 
 namespace {
-
-// Identifiers the generated code uses for itself, or that C++ reserves.
-const std::set<std::string>& reserved_names() {
-  static const std::set<std::string> names = {
-      // keywords
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
-      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
-      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
-      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
-      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "restrict",
-      // types, macros and functions the generated code relies on
-      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-      "size_t", "NULL", "INFINITY", "NAN", "main", "std", "abs", "fabs", "fabsf", "sqrt", "sqrtf",
-      "exp", "expf", "log", "logf", "floor", "floorf", "ceil", "ceilf", "sin", "sinf", "cos",
-      "cosf", "pow", "powf", "free", "malloc", "aligned_alloc", "omp_get_max_threads",
-      // the entry function's own names
-      "params", "inputs", "outputs", "num_threads", "allocator", "trapeze_param",
-      "trapeze_allocator", "trapeze_buffer", "trapeze_type"};
-  return names;
-}
 
 // A C++ identifier for `name`: other characters become '_', no leading digit
 // or underscore, no double underscore, no tz_/trapeze_ prefix.
@@ -98,7 +73,8 @@ public:
 
 private:
   bool taken(const std::string& name) const {
-    if (reserved_names().count(name) || name.rfind("tz_", 0) == 0 || name.rfind("trapeze_", 0) == 0)
+    if (cpp_reserved_names().count(name) || name.rfind("tz_", 0) == 0 ||
+        name.rfind("trapeze_", 0) == 0)
       return true;
     for (const Scope& s : scopes_)
       if (s.declared.count(name)) return true;
@@ -128,20 +104,6 @@ struct BufferNames {
 // "blurx", or "blurx_tile (holds blurx)" for a buffer named apart from its stage.
 std::string buffer_description(const lower::Allocate& a) {
   return a.producer == a.name ? a.name : a.name + " (holds " + a.producer + ")";
-}
-
-std::string shape_text(const std::vector<Expr>& extents) {
-  std::string s;
-  for (const Expr& e : extents)
-    s += "[" + lower::expr_text(e) + "]";
-  return s;
-}
-
-std::string tuple_text(const std::vector<Expr>& es) {
-  std::string s;
-  for (std::size_t i = 0; i < es.size(); ++i)
-    s += (i ? ", " : "") + lower::expr_text(es[i]);
-  return "(" + s + ")";
 }
 
 // Whether `s` holds a parallel loop.
@@ -870,45 +832,6 @@ private:
   bool last_line_comment_ = false;
 };
 
-// The comment that documents the calling convention of this pipeline.
-std::string abi_comment(const Pipeline& p) {
-  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
-  std::string s = "// Parameters (params[i]; int64 in .i, float32/float64 in .f):\n";
-  if (p.params().empty()) s += "//   none\n";
-  for (std::size_t i = 0; i < p.params().size(); ++i)
-    s += "//   params[" + std::to_string(i) + "] " + p.params()[i].name + ": " +
-         std::string(type_name(p.params()[i].type)) + "\n";
-  s += "// Inputs (inputs[i], a trapeze_buffer of these extents; any strides):\n";
-  if (p.inputs().empty()) s += "//   none\n";
-  for (std::size_t i = 0; i < p.inputs().size(); ++i) {
-    const auto& in = p.inputs()[i];
-    std::vector<Expr> extents;
-    for (const Expr& e : in->extents())
-      extents.push_back(prover.simplify(e));
-    s += "//   inputs[" + std::to_string(i) + "] " + in->name() + ": " +
-         std::string(type_name(in->type())) + shape_text(extents) + "\n";
-  }
-  s += "// Outputs (outputs[i], a trapeze_buffer of these extents; any strides, no overlap):\n";
-  for (std::size_t i = 0; i < p.outputs().size(); ++i) {
-    const auto& f = p.outputs()[i];
-    std::vector<Expr> extents, origin;
-    for (const Interval& range : f->domain()) {
-      origin.push_back(prover.simplify(range.lo));
-      extents.push_back(prover.simplify(
-          Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, range.hi, range.lo), Expr(1))));
-    }
-    s += "//   outputs[" + std::to_string(i) + "] " + f->name() + ": " +
-         std::string(type_name(f->type())) + shape_text(extents) + ", element 0 holds the point " +
-         tuple_text(origin) + "\n";
-  }
-  s += "// num_threads <= 0 means OpenMP's default. Returns 0 on success, 1 if memory ran out,\n"
-       "// 2 if a bounds check failed (bounds-checked builds), 3 if a parameter is outside its\n"
-       "// declared range or the sizes it gives are not (docs/dsl.md, \"Sizes\"), 4 if a\n"
-       "// buffer is not what the parameters make of it (type, dimensions, extents, a null\n"
-       "// pointer, an output overlapping another buffer); then <entry>_error() says why.\n";
-  return s;
-}
-
 // The C library's math functions a pipeline may call, declared rather than
 // included: in C++, <math.h> brings <cmath> and costs about 0.3 s of every
 // compile. The compiler still knows the exact ones by name (inlined square
@@ -1033,32 +956,6 @@ const char* kBoundsCheckDefinitions =
     "  return base[offset];\n"
     "}\n\n";
 
-std::string entry_declaration(const std::string& symbol) {
-  return "int " + symbol +
-         "(const trapeze_param* params, const trapeze_buffer* inputs,\n"
-         "    const trapeze_buffer* outputs, int num_threads, const trapeze_allocator* allocator)";
-}
-
-std::string make_header(const Pipeline& p, const std::string& symbol) {
-  std::string guard = "TRAPEZE_GENERATED_";
-  for (char c : symbol)
-    guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  guard += "_H";
-  std::string h = "// Generated by trapeze from pipeline '" + p.name() + "'.\n";
-  h += "// Entry point " + symbol + ".\n" + abi_comment(p);
-  h += "#ifndef " + guard + "\n#define " + guard +
-       "\n\n#include <stddef.h>\n#include <stdint.h>\n\n";
-  h += kAbiTypedefs;
-  h += "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  h += entry_declaration(symbol) + ";\n";
-  h += "/* The ABI description the runtime compares before calling (codegen::signature). */\n";
-  h += "const char* " + symbol + "_signature(void);\n";
-  h += "/* Why the calling thread's last call failed (\"\" after a success). */\n";
-  h += "const char* " + symbol + "_error(void);\n";
-  h += "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
-  return h;
-}
-
 std::string stage_list(const Pipeline& p) {
   std::string s;
   for (const auto& f : p.stages()) {
@@ -1131,7 +1028,7 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
   CppModule m;
   m.entry_symbol = entry_symbol(p);
   m.signature = signature(p);
-  m.header = make_header(p, m.entry_symbol);
+  m.header = print_header(p, m.entry_symbol);
   m.reassociated_sums = module.reassociated_sums;
 
   CppPrinter printer(p, options);

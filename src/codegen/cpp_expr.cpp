@@ -2,6 +2,7 @@
 #include "codegen/cpp_expr.h"
 
 #include "analysis/interval_bounds.h"
+#include "lower/loop_ir.h"
 #include "trapeze/ir_visitor.h"
 #include "trapeze/pipeline.h"
 
@@ -542,6 +543,45 @@ std::string c_string_literal(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+std::string shape_text(const std::vector<Expr>& extents) {
+  std::string s;
+  for (const Expr& e : extents)
+    s += "[" + lower::expr_text(e) + "]";
+  return s;
+}
+
+std::string tuple_text(const std::vector<Expr>& es) {
+  std::string s;
+  for (std::size_t i = 0; i < es.size(); ++i)
+    s += (i ? ", " : "") + lower::expr_text(es[i]);
+  return "(" + s + ")";
+}
+
+const std::set<std::string>& cpp_reserved_names() {
+  static const std::set<std::string> names = {
+      // keywords
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "restrict",
+      // types, macros and functions the generated code relies on
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "size_t", "NULL", "INFINITY", "NAN", "main", "std", "abs", "fabs", "fabsf", "sqrt", "sqrtf",
+      "exp", "expf", "log", "logf", "floor", "floorf", "ceil", "ceilf", "sin", "sinf", "cos",
+      "cosf", "pow", "powf", "free", "malloc", "aligned_alloc", "omp_get_max_threads",
+      // the entry function's own names
+      "params", "inputs", "outputs", "num_threads", "allocator", "trapeze_param",
+      "trapeze_allocator", "trapeze_buffer", "trapeze_type"};
+  return names;
 }
 
 } // namespace trapeze::codegen

@@ -58,6 +58,15 @@ std::string cpp_int_literal(ScalarType type, std::int64_t value);
 /// A float literal that reads back exactly (float32 with an f suffix).
 std::string cpp_float_literal(ScalarType type, double value);
 
+/// Identifiers the generated code uses for itself, or that C++ reserves:
+/// never the name of a variable, parameter or function the printers make.
+const std::set<std::string>& cpp_reserved_names();
+
+/// "[R + 2][C + 2]": a shape, for comments.
+std::string shape_text(const std::vector<Expr>& extents);
+/// "(1, x + 1)": a point, for comments.
+std::string tuple_text(const std::vector<Expr>& es);
+
 /// A C string literal of `s` (quotes and backslashes escaped).
 std::string c_string_literal(const std::string& s);
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the just-built trapeze into a temporary prefix, checks what the
-# package contains, then configures, builds and runs examples/find_package
-# against it, the way a user's project would.
+# package contains, then configures, builds and runs each example project
+# against it, the way a user's project would (each builds a program `app`).
 #
-#   find_package.sh BUILD_DIR EXAMPLE_DIR CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]
+#   find_package.sh BUILD_DIR EXAMPLE_DIR[:EXAMPLE_DIR...] CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]
 #
 # CXX_FLAGS go to the example's compile and link (e.g. the sanitizer flags of
 # a sanitized build).
@@ -12,10 +12,10 @@
 set -euo pipefail
 
 if [[ $# -lt 5 || $# -gt 6 ]]; then
-  echo "usage: $0 BUILD_DIR EXAMPLE_DIR CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]" >&2
+  echo "usage: $0 BUILD_DIR EXAMPLE_DIR[:EXAMPLE_DIR...] CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]" >&2
   exit 2
 fi
-build_dir=$1 example_dir=$2 cmake=$3 generator=$4 cxx=$5 cxx_flags=${6:-}
+build_dir=$1 example_dirs=$2 cmake=$3 generator=$4 cxx=$5 cxx_flags=${6:-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/trapeze-find-package.XXXXXX")
 prefix=$work/prefix
@@ -59,22 +59,39 @@ if ldd "$cli" | grep -F libtrapeze | grep -qF 'not found'; then
   fail "the installed bin/trapeze cannot find libtrapeze (INSTALL_RPATH)"
 fi
 
-step "configure $example_dir against $prefix"
-"$cmake" -S "$example_dir" -B "$work/app" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$cxx_flags" \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1 ||
-  { cat "$work/configure.log" >&2; fail "configuring the example"; }
+pc=$(find "$prefix" -name trapeze.pc)
+[[ -n $pc ]] || fail "trapeze.pc (pkg-config) is not installed"
+PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs trapeze >"$work/pkg-config.txt" ||
+  fail "pkg-config cannot read $pc"
+echo '#include <trapeze/trapeze.h>
+int main() { trapeze::Var x("x"); return 0; }' >"$work/pc.cpp"
+# shellcheck disable=SC2046
+"$cxx" $cxx_flags "$work/pc.cpp" -o "$work/pc" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs trapeze) >"$work/pc.log" 2>&1 ||
+  { cat "$work/pc.log" >&2; fail "a program built with pkg-config's flags"; }
+"$work/pc" || fail "the program built with pkg-config's flags exited with status $?"
 
-step "build the example"
-"$cmake" --build "$work/app" >"$work/build.log" 2>&1 ||
-  { cat "$work/build.log" >&2; fail "building the example"; }
+IFS=: read -r -a examples <<<"$example_dirs"
+for example_dir in "${examples[@]}"; do
+  name=$(basename "$example_dir")
+  step "configure $example_dir against $prefix"
+  "$cmake" -S "$example_dir" -B "$work/$name" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$cxx_flags" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$work/$name-configure.log" 2>&1 ||
+    { cat "$work/$name-configure.log" >&2; fail "configuring $name"; }
 
-step "run the example"
-# The app finds libtrapeze through the RPATH CMake gave it in its build tree;
-# make sure that is the installed copy, not the one in the build directory.
-ldd "$work/app/app" | grep -F libtrapeze | grep -qF "$prefix" ||
-  fail "the example does not load libtrapeze from $prefix: $(ldd "$work/app/app" | grep -F libtrapeze)"
-"$work/app/app" || fail "the example exited with status $?"
+  step "build $name"
+  "$cmake" --build "$work/$name" >"$work/$name-build.log" 2>&1 ||
+    { cat "$work/$name-build.log" >&2; fail "building $name"; }
+
+  step "run $name"
+  # An app that links libtrapeze must load the installed copy, not the build
+  # directory's.
+  if ldd "$work/$name/app" | grep -qF libtrapeze; then
+    ldd "$work/$name/app" | grep -F libtrapeze | grep -qF "$prefix" ||
+      fail "$name does not load libtrapeze from $prefix: $(ldd "$work/$name/app" | grep -F libtrapeze)"
+  fi
+  "$work/$name/app" || fail "$name exited with status $?"
+done
 
 rm -rf "$work"
 echo "-- passed"

@@ -293,6 +293,42 @@ TEST(CppText, IsReadableAndFollowsTheAbi) {
   EXPECT_THAT(
       m.header,
       HasSubstr("//   outputs[0] blury: float32[R][C], element 0 holds the point (1, 1)\n"));
+  // The typed C++ function: parameters by name and type, buffers as views of
+  // their element type (const for inputs) and dimension count.
+  EXPECT_THAT(m.header,
+              HasSubstr("inline status blur(int64_t C, int64_t R, view<const float, 2> img, "
+                        "view<float, 2> blury, int num_threads = 0, "
+                        "const trapeze_allocator* allocator = nullptr) {\n"
+                        "  trapeze_param tz_params[2] = {};\n"
+                        "  tz_params[0].i = C;\n"
+                        "  tz_params[1].i = R;\n"
+                        "  const trapeze_buffer tz_inputs[1] = {buffer_of(img)};\n"
+                        "  const trapeze_buffer tz_outputs[1] = {buffer_of(blury)};\n"));
+}
+
+// The header is valid C (the entry point and the ABI's types) and C++17 (the
+// typed function too), next to other pipelines' headers, whatever the names.
+TEST(Compiled, HeaderCompilesAsCAndAsCpp) {
+  char dir[] = "/tmp/trapeze_header_test_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir;
+  std::ofstream(d + "/blur.h") << testing_support::generate_cpp(blur_pipeline()).header;
+  std::ofstream(d + "/iy.h") << testing_support::generate_cpp(iy_pipeline()).header;
+  // Names the typed function and trapeze_aot use themselves.
+  Param threads("num_threads");
+  Var x("x");
+  Image view("view", ScalarType::Int32, {threads});
+  Func status("status", ScalarType::Int32, {x}, {{0, threads - 1}});
+  status.define(view(x) + 1);
+  std::ofstream(d + "/dense.h")
+      << testing_support::generate_cpp(Pipeline({status}, "dense")).header;
+  const std::string includes = "#include \"blur.h\"\n#include \"iy.h\"\n#include \"dense.h\"\n";
+  std::ofstream(d + "/both.cpp") << includes;
+  std::ofstream(d + "/both.c") << includes;
+  const std::string flags = " -Wall -Wextra -Werror -fsyntax-only ";
+  EXPECT_EQ(std::system(("cc -std=c11" + flags + d + "/both.c").c_str()), 0);
+  EXPECT_EQ(std::system(("c++ -std=c++17" + flags + d + "/both.cpp").c_str()), 0);
+  std::system(("rm -rf " + d).c_str());
 }
 
 // A fused group's nests are noinline functions whose parameters are what they
