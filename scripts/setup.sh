@@ -21,6 +21,8 @@ required=(
   libfmt-dev
   nlohmann-json3-dev
   libpng-dev
+  libturbojpeg0-dev
+  libtiff-dev
   libxxhash-dev
   libopencv-core-dev # the tests of the optional header trapeze/opencv.h
 )

@@ -1,5 +1,7 @@
 trapeze_add_gtest(unit_image_io unit
+  image_formats_test.cpp
   image_io_test.cpp
 )
-# The test writes palette, low-bit-depth and interlaced files with libpng itself.
-target_link_libraries(unit_image_io PRIVATE PNG::PNG)
+# The tests write palette, low-bit-depth and interlaced PNG files and planar
+# and tiled TIFF files with libpng and libtiff themselves.
+target_link_libraries(unit_image_io PRIVATE PNG::PNG TIFF::TIFF)
