@@ -1,6 +1,7 @@
 trapeze_add_gtest(unit_image_io unit
   image_formats_test.cpp
   image_io_test.cpp
+  input_images_test.cpp
 )
 # The tests write palette, low-bit-depth and interlaced PNG files and planar
 # and tiled TIFF files with libpng and libtiff themselves.
