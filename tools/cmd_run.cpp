@@ -1,6 +1,7 @@
 // `trapeze run APP|FILE`: compile through the JIT, time K runs, optionally
-// check against the reference interpreter and write the output as a PNG.
+// check against the reference interpreter and write outputs as image files.
 #include "commands.h"
+#include "image_arguments.h"
 #include "pipeline_source.h"
 #include "schedule_choice.h"
 #include "trapeze/image_io.h"
@@ -18,8 +19,8 @@ namespace trapeze::cli {
 namespace {
 
 struct RunOptions {
-  std::string target, input, output;
-  std::vector<std::string> params;
+  std::string target;
+  std::vector<std::string> inputs, outputs, params;
   int threads = 0;
   int reps = 10;
   bool json = false, check = false;
@@ -29,24 +30,6 @@ struct RunOptions {
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-// Writes an output buffer as a PNG: float values in [0, 1] become 8-bit.
-void write_output_png(const Buffer& out, const std::string& path) {
-  const bool image_shape =
-      out.dimensions() == 2 ||
-      (out.dimensions() == 3 && (out.extent(0) == 1 || out.extent(0) == 3 || out.extent(0) == 4));
-  if (!image_shape)
-    throw Error("cannot write an output of shape " + out.describe() +
-                " as a PNG: it needs [rows][cols] or [1|3|4][rows][cols]");
-  if (out.type() == ScalarType::UInt8 || out.type() == ScalarType::UInt16) {
-    write_png(out, path);
-  } else if (is_float(out.type())) {
-    write_png(from_float(out, ScalarType::UInt8), path);
-  } else {
-    throw Error("cannot write an output of type " + std::string(type_name(out.type())) +
-                " as a PNG (uint8, uint16, float32 or float64 only)");
-  }
 }
 
 std::string describe_params(const ParamValues& bound) {
@@ -60,28 +43,23 @@ std::string describe_params(const ParamValues& bound) {
 int run(const RunOptions& o) {
   const PipelineSource source = resolve_pipeline(o.target);
   const Pipeline& p = source.pipeline;
-  ParamValues given = parse_param_arguments(o.params, p);
-  Buffer image;
-  if (!o.input.empty()) {
-    if (!source.app)
-      throw UsageError("--input needs an app; a pipeline file runs on synthetic inputs");
-    try {
-      image = read_png(o.input);
-    } catch (const Error& e) { // a bad argument: exit code 2
-      throw UsageError(std::string("--input: ") + e.what());
-    }
-    const std::int64_t rows = image.extent(image.dimensions() - 2);
-    const std::int64_t cols = image.extent(image.dimensions() - 1);
-    ParamValues sized = source.app->size_for_image(rows, cols);
-    for (const auto& [name, v] : given)
-      sized[name] = v; // explicit values win
-    given = sized;
-  }
+  const std::vector<std::pair<std::string, std::string>> output_files =
+      parse_output_arguments(p, o.outputs);
+  BoundImages images = bind_input_images(source, o.inputs, parse_param_arguments(o.params, p));
+  const ParamValues& given = images.given;
   const ParamValues bound = p.bind(given);
   check_sizes(p, bound); // before inputs of these sizes are made
   const ChosenSchedule chosen = choose_schedule(source, o.schedule, given);
-  const BufferMap inputs =
-      image.defined() ? source.app->inputs_from_image(p, bound, image) : make_inputs(source, bound);
+  BufferMap inputs = std::move(images.inputs);
+  if (inputs.size() < p.inputs().size()) { // the others are synthetic
+    for (auto& [name, buffer] : make_inputs(source, bound)) {
+      if (inputs.count(name)) continue;
+      if (!o.inputs.empty())
+        fmt::print(stderr, "trapeze: note: input '{}' has no --input image; it is synthetic\n",
+                   name);
+      inputs.emplace(name, std::move(buffer));
+    }
+  }
 
   auto start = std::chrono::steady_clock::now();
   const CompiledPipeline compiled = compile(p, chosen.schedule);
@@ -117,7 +95,8 @@ int run(const RunOptions& o) {
           "output '" + m->first + "' differs from the interpreter at " + m->second.str();
     }
   }
-  if (!o.output.empty()) write_output_png(outputs.at(p.outputs().front()->name()), o.output);
+  for (const auto& [name, path] : output_files)
+    write_output(name, outputs.at(name), path);
 
   const int threads =
       o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -162,9 +141,12 @@ void add_run_command(CLI::App& root, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("pipeline", o->target, "An app name (see 'trapeze list') or a pipeline text file")
       ->required();
-  cmd->add_option("--input", o->input, "A PNG image to run on (apps only; sizes follow it)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--output", o->output, "Write the (first) output as a PNG");
+  cmd->add_option("--input", o->inputs,
+                  "NAME=FILE: an image (PNG, JPEG, TIFF or .npy) for input NAME; parameters "
+                  "follow its size (repeatable). An app also takes one FILE without a name");
+  cmd->add_option("--output", o->outputs,
+                  "NAME=FILE: write output NAME by FILE's extension (.png, .jpg, .tif, .npy; "
+                  "repeatable); FILE alone: the first output");
   cmd->add_option("--param", o->params, "Parameter value NAME=VALUE (repeatable)");
   cmd->add_option("--threads", o->threads, "Threads (default: all cores)")
       ->check(CLI::Range(1, 1024));

@@ -43,6 +43,16 @@ const std::string kBlur1d = "pipeline blur1d\n"
 
 std::pair<std::string, std::string> tz(const std::string& text) { return {"p.tz", text}; }
 std::pair<std::string, std::string> json(const std::string& text) { return {"s.json", text}; }
+/// A .npy file `name` of dtype `descr` and `shape` (a Python tuple) holding
+/// `bytes` bytes of `fill`.
+std::pair<std::string, std::string> npy(const std::string& name, const std::string& descr,
+                                        const std::string& shape, std::size_t bytes,
+                                        char fill = '\0') {
+  const std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }\n";
+  return {name, std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' +
+                    header + std::string(bytes, fill)};
+}
 
 // A pipeline of one stage `f(x)` on [0, 7] defined by `value`, over int32 input `a`.
 std::string with_value(const std::string& value) {
@@ -98,10 +108,10 @@ const std::vector<CatalogCase> kCases = {
      2,
      {"excludes"},
      {json("{}")}},
-    {"InputForAFile",
+    {"InputNotAnImageForAFile",
      "run {dir}/p.tz --input {dir}/p.tz",
      2,
-     {"--input needs an app"},
+     {"--input", "p.tz' is not an image"},
      {tz(kBlur1d)}},
     {"MissingInputImage", "run blur --input {dir}/none.png", 2, {"none.png"}},
     {"BenchUnknownApp", "bench nosuch", 2, {"nosuch not in"}},
@@ -119,7 +129,7 @@ const std::vector<CatalogCase> kCases = {
     {"InputNotAPng",
      "run blur --input {dir}/fake.png",
      2,
-     {"--input", "is not a PNG file"},
+     {"--input", "fake.png' is not an image"},
      {{"fake.png", "hello, world\n"}}},
     {"InputTruncatedPng",
      "run blur --input {dir}/cut.png",
@@ -127,6 +137,65 @@ const std::vector<CatalogCase> kCases = {
      {"--input", "cannot read PNG file"},
      {{"cut.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0", 16)}}},
     {"InputEmptyFile", "run blur --input {dir}/empty.png", 2, {"--input"}, {{"empty.png", ""}}},
+    {"NamedInputMissingFile",
+     "run {dir}/p.tz --input img={dir}/none.png",
+     2,
+     {"--input img=", "none.png", "No such file or directory"},
+     {tz(kBlur1d)}},
+    {"NamedInputTruncatedPng",
+     "run {dir}/p.tz --input img={dir}/cut.png",
+     2,
+     {"--input img=", "cannot read PNG file", "cut.png"},
+     {tz(kBlur1d), {"cut.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0", 16)}}},
+    {"NamedInputTruncatedNpy",
+     "run {dir}/p.tz --input img={dir}/cut.npy",
+     2,
+     {"--input img=", "the data is truncated", "cut.npy"},
+     {tz(kBlur1d), npy("cut.npy", "<f4", "(16,)", 20)}},
+    {"UnknownInputName",
+     "run {dir}/p.tz --input nope={dir}/x.png",
+     2,
+     {"no input named 'nope'", "its inputs: img"},
+     {tz(kBlur1d)}},
+    {"InputGivenTwice",
+     "run {dir}/p.tz --input img={dir}/a.npy --input img={dir}/b.npy",
+     2,
+     {"--input img=... is given twice"},
+     {tz(kBlur1d)}},
+    {"InputWithTheWrongChannelCount",
+     "run {dir}/p.tz --input img={dir}/rgba.npy",
+     2,
+     {"input 'img' of pipeline 'rgb' is float32[3][R + 2][C + 2]", "rgba.npy has 4 channels"},
+     {tz("pipeline rgb\nparam R: int64\nparam C: int64\ninput img: float32[3][R + 2][C + 2]\n"
+         "stage f(c, x, y): float32 on [0, 2] x [0, R] x [0, C]\n  = img(c, x, y)\noutput f\n"),
+      npy("rgba.npy", "|u1", "(4, 5, 6)", 120, '\x07')}},
+    {"InputSizeNoParameterGives",
+     "run {dir}/p.tz --input img={dir}/odd.npy",
+     2,
+     {"extent 0 of input 'img' (2 * N) is 7", "no integer N"},
+     {tz("pipeline p\nparam N: int64\ninput img: float32[2 * N]\nstage f(x): float32 on [0, "
+         "N]\n  = img(x)\noutput f\n"),
+      npy("odd.npy", "<f4", "(7,)", 28)}},
+    {"InputDisagreesWithParam",
+     "run {dir}/p.tz --input img={dir}/a.npy --param N=20",
+     2,
+     {"N=20 (given)", "is 20", "a.npy's is 16"},
+     {tz(kBlur1d), npy("a.npy", "<f4", "(16,)", 64)}},
+    {"ParameterNoImageDetermines",
+     "run {dir}/p.tz --input img={dir}/a.npy",
+     2,
+     {"parameter 'K'", "no input given an image", "--param K=VALUE"},
+     {tz("pipeline p\nparam N: int64\nparam K: int64\ninput img: float32[N]\nstage f(x): float32 "
+         "on [0, K]\n  = img(0)\noutput f\n"),
+      npy("a.npy", "<f4", "(16,)", 64)}},
+    {"OutputUnknownExtension",
+     "run blur --output {dir}/out.bmp",
+     2,
+     {"--output", "unknown extension '.bmp'"}},
+    {"UnknownOutputName",
+     "run blur --output nope={dir}/out.png",
+     2,
+     {"no output named 'nope'", "its outputs: blury"}},
 
     // Pipeline files: exit 1, the file, line and column.
     {"EmptyPipelineFile", "explain {dir}/p.tz", 1, {"p.tz"}, {tz("")}},
@@ -493,7 +562,7 @@ const std::vector<CatalogCase> kCases = {
     {"OutputShapeNotAnImage",
      "run {dir}/p.tz --reps 1 --output {dir}/out.png",
      1,
-     {"cannot write an output of shape"},
+     {"output 'f'", "unsupported layout", ".npy"},
      {tz("pipeline p\nstage f(x, y, z, w): float32 on [0, 1] x [0, 1] x [0, 1] x [0, 1]\n  = "
          "1.0f\noutput f\n")}},
     {"BenchJsonUnwritable",

@@ -1,6 +1,8 @@
 // The trapeze command line, run as a user runs it: exit codes, output, files.
 #include "support/cli_runner.h"
 #include "trapeze/image_io.h"
+#include "trapeze/runtime.h"
+#include "trapeze/text_form.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -104,6 +106,37 @@ TEST_F(Cli, RunsOnAPngAndWritesOne) {
   EXPECT_THAT(r.out, HasSubstr("check against the interpreter: passed"));
   const Buffer out = read_png((dir_ / "out.png").string());
   EXPECT_EQ(out.extents(), (std::vector<std::int64_t>{3, 30, 45}));
+}
+
+// A pipeline file on a named PNG: R and C come from the image's size, and the
+// outputs written (8-bit PNG, float .npy) are the interpreter's.
+TEST_F(Cli, RunsAFileOnNamedImagesInferringTheSizes) {
+  const std::string text = "pipeline box\n"
+                           "param R: int64\nparam C: int64\n"
+                           "input img: float32[3][R + 2][C + 2]\n"
+                           "stage out(c, x, y): float32 on [0, 2] x [1, R] x [1, C]\n"
+                           "  = (img(c, x - 1, y) + img(c, x, y) + img(c, x + 1, y + 1)) / 3.0f\n"
+                           "output out\n";
+  std::ofstream(dir_ / "box.tz") << text;
+  SyntheticSpec spec;
+  spec.type = ScalarType::UInt8;
+  spec.extents = {3, 32, 42};
+  spec.hi = 255;
+  const Buffer image = synthetic_image(spec);
+  write_image(image, (dir_ / "x.png").string());
+  const CliResult r =
+      run("run " + (dir_ / "box.tz").string() + " --input img=" + (dir_ / "x.png").string() +
+          " --output out=" + (dir_ / "y.png").string() +
+          " --output out=" + (dir_ / "y.npy").string() + " --reps 1 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("C=40 R=30"));
+  EXPECT_THAT(r.out, HasSubstr("check against the interpreter: passed"));
+
+  const Pipeline p = parse_pipeline(text);
+  const BufferMap expected = interpret(p, {{"R", 30}, {"C", 40}}, {{"img", to_float(image)}});
+  const Buffer& out = expected.at("out");
+  EXPECT_FALSE(compare_buffers(out, read_image((dir_ / "y.npy").string()), 0));
+  EXPECT_FALSE(compare_buffers(from_float(out), read_image((dir_ / "y.png").string()), 0));
 }
 
 TEST_F(Cli, TextFormRoundTripsThroughRunAndExplain) {
