@@ -326,6 +326,13 @@ TEST_F(ImageFormats, BadFilesAreOneLineErrors) {
   truncate(path("whole.png"), path("cut.png"));
   expect_one_line_naming(read_error(path("cut.png")), path("cut.png"), "cannot read PNG file");
 
+  // One byte changed inside the image data: the chunk's CRC-32 catches it
+  // (read_png skips zlib's Adler-32, which would only repeat the check).
+  std::string flipped = bytes_of(path("whole.png"));
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x10);
+  write_bytes(path("flipped.png"), flipped);
+  expect_one_line_naming(read_error(path("flipped.png")), path("flipped.png"), "CRC");
+
   write_image(pattern(ScalarType::UInt8, {3, 40, 50}), path("whole.jpg"));
   truncate(path("whole.jpg"), path("cut.jpg"));
   expect_one_line_naming(read_error(path("cut.jpg")), path("cut.jpg"), "cannot read JPEG file");
