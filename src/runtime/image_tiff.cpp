@@ -47,18 +47,30 @@ struct TiffCloser {
 };
 using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 
-TiffPtr open_tiff(const std::string& path, const char* mode, TiffMessages* messages) {
-  TIFFOpenOptions* options = TIFFOpenOptionsAlloc();
-  if (!options) return nullptr;
-  TIFFOpenOptionsSetErrorHandlerExtR(options, on_tiff_error, messages);
-  TIFFOpenOptionsSetWarningHandlerExtR(options, on_tiff_warning, nullptr);
-  TiffPtr tif(TIFFOpenExt(path.c_str(), mode, options));
-  TIFFOpenOptionsFree(options); // the handlers were copied into the TIFF
-  return tif;
-}
-
 std::string reason(const TiffMessages& messages, const char* otherwise) {
   return messages.first_error[0] ? messages.first_error : otherwise;
+}
+
+/// `path` opened by libtiff for reading or writing, its messages kept in
+/// `messages`. Throws Error: "cannot open (create) TIFF file 'x': <errno
+/// text>" when the file itself cannot be, "<what>: <libtiff's reason>" when
+/// libtiff refuses it.
+TiffPtr open_tiff(const std::string& path, bool write, TiffMessages* messages,
+                  const std::string& what) {
+  // stdio first, for the system's reason (libtiff's would name no errno).
+  if (std::FILE* f = std::fopen(path.c_str(), write ? "wb" : "rb"))
+    std::fclose(f);
+  else
+    throw Error(std::string(write ? "cannot create" : "cannot open") + " TIFF file " +
+                quoted(path) + ": " + std::strerror(errno));
+  TIFFOpenOptions* options = TIFFOpenOptionsAlloc();
+  if (!options) throw Error(what + ": out of memory");
+  TIFFOpenOptionsSetErrorHandlerExtR(options, on_tiff_error, messages);
+  TIFFOpenOptionsSetWarningHandlerExtR(options, on_tiff_warning, nullptr);
+  TiffPtr tif(TIFFOpenExt(path.c_str(), write ? "w" : "r", options));
+  TIFFOpenOptionsFree(options); // the handlers were copied into the TIFF
+  if (!tif) throw Error(what + ": " + reason(*messages, "libtiff cannot open it"));
+  return tif;
 }
 
 /// The trapeze type of samples of `bits` bits in libtiff's sample format.
@@ -131,13 +143,8 @@ template <typename T> bool write_rows(TIFF* tif, const Buffer& image, const Plan
 
 Buffer read_tiff_file(const std::string& path) {
   const std::string what = "cannot read TIFF file " + quoted(path);
-  if (std::FILE* f = std::fopen(path.c_str(), "rb"))
-    std::fclose(f);
-  else
-    throw Error("cannot open TIFF file " + quoted(path) + ": " + std::strerror(errno));
   TiffMessages messages;
-  const TiffPtr tif = open_tiff(path, "r", &messages);
-  if (!tif) throw Error(what + ": " + reason(messages, "not a valid TIFF file"));
+  const TiffPtr tif = open_tiff(path, /*write=*/false, &messages, what);
 
   std::uint32_t width = 0, height = 0;
   std::uint16_t samples = 1, bits = 1, format = SAMPLEFORMAT_UINT, config = PLANARCONFIG_CONTIG,
@@ -229,13 +236,8 @@ void write_tiff_file(const Buffer& image, const std::string& path) {
   if (shape.rows > UINT32_MAX || shape.cols > UINT32_MAX)
     throw Error(what + ": a TIFF cannot hold an image of " + image.describe());
 
-  if (std::FILE* f = std::fopen(path.c_str(), "wb"))
-    std::fclose(f);
-  else
-    throw Error("cannot create TIFF file " + quoted(path) + ": " + std::strerror(errno));
   TiffMessages messages;
-  const TiffPtr tif = open_tiff(path, "w", &messages);
-  if (!tif) throw Error(what + ": " + reason(messages, "libtiff cannot create it"));
+  const TiffPtr tif = open_tiff(path, /*write=*/true, &messages, what);
   const auto channels = static_cast<std::uint16_t>(shape.channels);
   TIFFSetField(tif.get(), TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(shape.cols));
   TIFFSetField(tif.get(), TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(shape.rows));

@@ -1,6 +1,7 @@
 // read_image / write_image: round trips through every format and type, files
 // written by other tools' layouts (planar and tiled TIFF, big-endian and
 // Fortran-order .npy), and bad files: each a one-line Error naming the file.
+#include "support/temp_dir.h"
 #include "trapeze/error.h"
 #include "trapeze/image_io.h"
 
@@ -23,18 +24,9 @@ using testing::HasSubstr;
 using testing::Not;
 namespace fs = std::filesystem;
 
-class ImageFormats : public testing::Test {
+class ImageFormats : public testing_support::TempDirTest {
 protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("trapeze_image_formats_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string dir_string() const { return dir_.string(); }
+  std::string dir_string() const { return dir().string(); }
 
   std::string bytes_of(const std::string& file) const {
     std::ifstream in(file, std::ios::binary);
@@ -52,9 +44,6 @@ protected:
     }
     return "";
   }
-
-private:
-  fs::path dir_;
 };
 
 Buffer pattern(ScalarType type, std::vector<std::int64_t> extents, std::uint64_t seed = 7) {

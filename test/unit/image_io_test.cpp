@@ -1,4 +1,5 @@
 // PNG reading and writing, integer <-> float conversion, synthetic images.
+#include "support/temp_dir.h"
 #include "trapeze/error.h"
 #include "trapeze/image_io.h"
 
@@ -22,22 +23,7 @@ namespace {
 using testing::HasSubstr;
 namespace fs = std::filesystem;
 
-/// A fresh directory per test, removed afterwards.
-class ImageIo : public testing::Test {
-protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("trapeze_image_io_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-private:
-  fs::path dir_;
-};
+using ImageIo = testing_support::TempDirTest;
 
 /// A PNG written with libpng directly, to cover what write_png never writes
 /// (palettes, low bit depths, interlacing, transparency chunks).
