@@ -11,6 +11,7 @@
 
 namespace trapeze::image_codecs {
 
+// The writers take dense buffers (write_image passes Buffer::dense()).
 Buffer read_png_file(const std::string& path);
 void write_png_file(const Buffer& image, const std::string& path);
 Buffer read_jpeg_file(const std::string& path);

@@ -150,18 +150,20 @@ Buffer read_image(const std::string& path) {
 }
 
 void write_image(const Buffer& image, const std::string& path) {
+  // The codecs read the elements in row-major order: a strided view is copied first.
+  const Buffer dense = image.dense();
   switch (format_for_path(path)) {
-  case ImageFormat::Png: return image_codecs::write_png_file(image, path);
-  case ImageFormat::Jpeg: return image_codecs::write_jpeg_file(image, path);
-  case ImageFormat::Tiff: return image_codecs::write_tiff_file(image, path);
-  case ImageFormat::Npy: return image_codecs::write_npy_file(image, path);
+  case ImageFormat::Png: return image_codecs::write_png_file(dense, path);
+  case ImageFormat::Jpeg: return image_codecs::write_jpeg_file(dense, path);
+  case ImageFormat::Tiff: return image_codecs::write_tiff_file(dense, path);
+  case ImageFormat::Npy: return image_codecs::write_npy_file(dense, path);
   }
   TRAPEZE_ASSERT(false, "unknown image format");
 }
 
 Buffer read_png(const std::string& path) { return image_codecs::read_png_file(path); }
 void write_png(const Buffer& image, const std::string& path) {
-  image_codecs::write_png_file(image, path);
+  image_codecs::write_png_file(image.dense(), path);
 }
 
 namespace {
@@ -212,10 +214,11 @@ Buffer to_float(const Buffer& image, ScalarType float_type) {
     throw Error("to_float: expected a uint8 or uint16 image, got " +
                 (image.defined() ? image.describe() : std::string("an empty buffer")));
   Buffer out(float_type, image.extents());
-  if (image.type() == ScalarType::UInt8)
-    to_float_from<std::uint8_t>(image, out, 255.0);
+  const Buffer in = image.dense(); // the loops read the elements in row-major order
+  if (in.type() == ScalarType::UInt8)
+    to_float_from<std::uint8_t>(in, out, 255.0);
   else
-    to_float_from<std::uint16_t>(image, out, 65535.0);
+    to_float_from<std::uint16_t>(in, out, 65535.0);
   return out;
 }
 
@@ -227,10 +230,11 @@ Buffer from_float(const Buffer& image, ScalarType int_type) {
     throw Error("from_float: expected a float32 or float64 image, got " +
                 (image.defined() ? image.describe() : std::string("an empty buffer")));
   Buffer out(int_type, image.extents());
-  if (image.type() == ScalarType::Float32)
-    from_float_from<float>(image, out);
+  const Buffer in = image.dense(); // the loops read the elements in row-major order
+  if (in.type() == ScalarType::Float32)
+    from_float_from<float>(in, out);
   else
-    from_float_from<double>(image, out);
+    from_float_from<double>(in, out);
   return out;
 }
 

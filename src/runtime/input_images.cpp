@@ -97,8 +97,10 @@ std::pair<std::int64_t, std::int64_t> type_range(ScalarType t) {
 
 } // namespace
 
-Buffer image_for_input(const Pipeline& p, const std::string& name, const Buffer& image,
+Buffer image_for_input(const Pipeline& p, const std::string& name, const Buffer& any_image,
                        const std::string& source) {
+  // The conversions read the elements in row-major order: a strided view is copied first.
+  const Buffer image = any_image.dense();
   const ir::InputImage* input = p.input(name).get();
   const std::string declared =
       "input '" + name + "' of pipeline '" + p.name() + "' is " + input_declaration(*input);

@@ -121,6 +121,22 @@ TEST_F(ImageFormats, TiffRoundTripsEveryTypeAndChannelCount) {
   expect_identical(read_image(path("big.tiff")), big);
 }
 
+TEST_F(ImageFormats, StridedViewsAreWrittenAndConvertedAsTheirElements) {
+  const Buffer dense = pattern(ScalarType::UInt8, {3, 5, 7});
+  // The same image interleaved (RGBRGB...), viewed as [3][5][7].
+  std::vector<std::uint8_t> interleaved(3 * 5 * 7);
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 5; ++r)
+      for (int x = 0; x < 7; ++x)
+        interleaved[(r * 7 + x) * 3 + c] = dense.data<std::uint8_t>()[(c * 5 + r) * 7 + x];
+  const Buffer view = Buffer::view(ScalarType::UInt8, interleaved.data(), {3, 5, 7}, {1, 7 * 3, 3});
+  for (const char* name : {"v.png", "v.tif", "v.npy"}) {
+    write_image(view, path(name));
+    expect_identical(read_image(path(name)), dense);
+  }
+  expect_identical(to_float(view), to_float(dense));
+}
+
 /// A TIFF written with libtiff directly: planar (one plane per sample) and/or
 /// tiled, the layouts write_image never writes.
 void write_raw_tiff(const std::string& file, const Buffer& planar, bool separate, bool tiled) {
