@@ -4,7 +4,6 @@
 #include "image_arguments.h"
 #include "pipeline_source.h"
 #include "schedule_choice.h"
-#include "trapeze/image_io.h"
 #include "usage_error.h"
 
 #include <fmt/core.h>
