@@ -3,6 +3,7 @@
 
 #include "trapeze/autoschedule.h"
 #include "trapeze/autotune.h"
+#include "trapeze/boundary.h"
 #include "trapeze/buffer.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"

@@ -133,6 +133,8 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
             ok = disjoint(*reads[i], *reads[j]);
         if (ok) why = "its consumers read disjoint points of it";
       }
+      if (why.empty() && model.stage(members[m]).relabels)
+        why = "it computes nothing (each value one read, as a boundary condition)";
       if (why.empty()) continue;
       rule[m] = why;
       work_to_do = true;

@@ -9,6 +9,11 @@
 //  (iii) else if it has several consumers that each read one point of it per
 //        point of their own, and no two of them read the same points (the
 //        channels of a deinterleaved image),
+//  (iv)  else if it computes nothing: each of its values is one read at
+//        indices computed from the point, or a constant (a boundary
+//        condition, trapeze/boundary.h: inlined, its interior reads the source
+//        directly and only the border boxes that case partitioning cuts out
+//        compute an index; trapeze's addition to Alg. 3),
 // repeated until nothing changes: inlining a stage hands its producers its
 // consumers, and a point-wise consumer of a stencil is a stencil after. The
 // first two add no redundant computation beyond re-reading a point-wise value
@@ -34,7 +39,7 @@ std::vector<bool> choose_inlined(const PipelineModel& model, const std::vector<i
 
 /// Why a stage was inlined, for the schedule's reasons: "point-wise", "its
 /// one consumer reads one point of it per point", "its consumers read
-/// disjoint points of it".
+/// disjoint points of it", "it computes nothing (...)".
 /// Empty if choose_inlined would not inline it (in this group).
 std::string inlining_rule(const PipelineModel& model, const std::vector<int>& members,
                           const std::vector<bool>& live_out, int stage);

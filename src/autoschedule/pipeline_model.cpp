@@ -12,6 +12,27 @@ namespace trapeze::autoschedule {
 
 namespace {
 
+// A read at indices computed from the point alone, or a constant.
+bool is_load_or_constant(const Expr& e) {
+  if (e.as<ir::IntConst>() || e.as<ir::FloatConst>()) return true;
+  if (const auto* c = e.as<ir::Cast>())
+    return c->value.as<ir::IntConst>() || c->value.as<ir::FloatConst>();
+  const auto* a = e.as<ir::Access>();
+  if (!a) return false;
+  return std::none_of(a->args.begin(), a->args.end(),
+                      [](const Expr& index) { return ir::reads_memory(index); });
+}
+
+// PipelineModel's StageFacts::relabels: cases (a boundary's interior and
+// border), each value one read or a constant. A copy without cases (a
+// deinterleaving, an up-sampling by repetition) is left to the other rules.
+bool relabels(const ir::Definition& d) {
+  if (d.is_reduction() || d.cases.empty()) return false;
+  return is_load_or_constant(d.otherwise) &&
+         std::all_of(d.cases.begin(), d.cases.end(),
+                     [](const ir::Case& c) { return is_load_or_constant(c.value); });
+}
+
 // The value assumed for an int64 parameter without an estimate or default:
 // a typical image side, moved into the parameter's range.
 constexpr std::int64_t assumed_size = 1000;
@@ -100,6 +121,7 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
     const analysis::StageClassification c = analysis::classify_stage(f, in);
     s.pointwise = c.flags == (1u << static_cast<unsigned>(analysis::StageClass::PointWise));
     s.data_dependent = c.has(analysis::StageClass::DataDependent);
+    s.relabels = relabels(f.definition());
     total_work_ += s.work;
   }
   if (size() <= closure_limit) {

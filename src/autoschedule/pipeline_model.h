@@ -34,6 +34,11 @@ struct StageFacts {
   bool pointwise = false;
   /// Reads some producer at an index computed from data (a look-up).
   bool data_dependent = false;
+  /// Defined by cases and computes nothing: each of its values (cases and
+  /// default) is one read of a producer or input at indices computed from the
+  /// point alone, or a constant. A boundary condition (trapeze/boundary.h) is
+  /// one.
+  bool relabels = false;
   std::vector<int> producers, consumers; ///< stage indices, ascending, each once
   /// The edges into this stage (indices into PipelineModel::edges).
   std::vector<std::size_t> in_edges;

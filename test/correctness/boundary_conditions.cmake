@@ -1,0 +1,3 @@
+trapeze_add_gtest(correctness_boundary_conditions correctness
+  boundary_conditions_test.cpp
+)
