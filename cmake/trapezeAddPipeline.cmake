@@ -46,6 +46,7 @@ function(trapeze_add_pipeline target)
 
   if(source MATCHES "\\.(tz|txt)$")
     set(options "")
+    set(schedule "") # not the caller's variable of that name
     if(arg_SCHEDULE)
       get_filename_component(schedule "${arg_SCHEDULE}" ABSOLUTE)
       list(APPEND options --schedule "${schedule}")
