@@ -2,10 +2,12 @@
 // the entry's binding of the caller's buffers (checks, dense copies).
 #pragma once
 
+#include "analysis/bounds_prover.h"
 #include "trapeze/pipeline.h"
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace trapeze::codegen {
 
@@ -20,6 +22,10 @@ extern const char* const kBufferArgumentDefinitions;
 /// The name of the variable through which the body reaches the caller's
 /// input (or output) number `slot`: a tz_argument with `data` and `stride`.
 std::string argument_name(bool input, int slot);
+
+/// The extents of an output's buffer: its domain's, hi - lo + 1 per
+/// dimension, simplified (the entry checks them; the header documents them).
+std::vector<Expr> output_extents(const ir::Function& f, const analysis::BoundsProver& prover);
 
 /// The entry's code around the body for the caller's buffers.
 struct BufferArgumentCode {

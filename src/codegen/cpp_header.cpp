@@ -166,12 +166,10 @@ std::string abi_comment(const Pipeline& p) {
   s += "// Outputs (outputs[i], a trapeze_buffer of these extents; any strides, no overlap):\n";
   for (std::size_t i = 0; i < p.outputs().size(); ++i) {
     const auto& f = p.outputs()[i];
-    std::vector<Expr> extents, origin;
-    for (const Interval& range : f->domain()) {
+    std::vector<Expr> origin;
+    for (const Interval& range : f->domain())
       origin.push_back(prover.simplify(range.lo));
-      extents.push_back(prover.simplify(
-          Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, range.hi, range.lo), Expr(1))));
-    }
+    const std::vector<Expr> extents = output_extents(*f, prover);
     s += "//   outputs[" + std::to_string(i) + "] " + f->name() + ": " +
          std::string(type_name(f->type())) + shape_text(extents) + ", element 0 holds the point " +
          tuple_text(origin) + "\n";
