@@ -52,7 +52,7 @@ std::string DimDependence::str() const {
     out = scaled_var(scale, consumer_var) + offset_text(min_offset, max_offset, true);
     break;
   case DimDependenceKind::Constant: out = offset_text(min_offset, max_offset, false); break;
-  default: return dim_dependence_kind_name(kind);
+  default: return unclamped ? "clamped " + unclamped->str() : dim_dependence_kind_name(kind);
   }
   if (parametric) out += " + params";
   return out;
@@ -72,6 +72,26 @@ bool EdgeDependence::is_uniform() const {
 }
 
 namespace {
+
+// `index` without its clamps: min(e, b) and max(e, b), where the bound b has
+// no variable (a boundary condition's clamp), give e; so does an integer cast
+// of a clamp.
+Expr without_clamps(const Expr& index) {
+  // Between an int32 variable and an int64 bound the clamp has a widening cast.
+  if (const auto* c = index.as<Cast>()) {
+    const Expr inner = without_clamps(c->value);
+    return inner.same_as(c->value) ? index : inner;
+  }
+  const auto* b = index.as<Binary>();
+  if (!b || (b->op != BinaryOp::Min && b->op != BinaryOp::Max)) return index;
+  const auto is_bound = [](const Expr& e) {
+    const std::optional<AffineIndex> f = affine_index(e);
+    return f && f->vars.empty();
+  };
+  if (is_bound(b->b)) return without_clamps(b->a);
+  if (is_bound(b->a)) return without_clamps(b->b);
+  return index;
+}
 
 // Order in which several problems in one dimension are reported: the worst wins.
 int severity(DimDependenceKind k) {
@@ -139,9 +159,13 @@ private:
         std::optional<AffineIndex> f = affine_index(arg);
         if (f) {
           info.kinds.push_back(AccessKind::Affine);
+          info.unclamped_forms.push_back(f);
         } else {
           info.kinds.push_back(reads_memory(arg) ? AccessKind::DataDependent
                                                  : AccessKind::NonAffine);
+          info.unclamped_forms.push_back(info.kinds.back() == AccessKind::NonAffine
+                                             ? affine_index(without_clamps(arg))
+                                             : std::nullopt);
         }
         info.forms.push_back(std::move(f));
       }
@@ -161,42 +185,59 @@ private:
     e.dims.assign(static_cast<std::size_t>(n), DimDependence{});
     for (int k = 0; k < n; ++k) {
       DimDependence& dim = e.dims[static_cast<std::size_t>(k)];
-      bool first = true;
-      for (const AccessInfo& a : e.accesses) {
-        const auto ku = static_cast<std::size_t>(k);
-        DimDependence one;
-        if (a.kinds[ku] != AccessKind::Affine) {
-          one.kind = a.kinds[ku] == AccessKind::DataDependent ? DimDependenceKind::DataDependent
-                                                              : DimDependenceKind::NonAffine;
-          one.note = std::string("index ") + to_string(access_arg(a, k)) + " of " + describe(a) +
-                     " is " + access_kind_name(a.kinds[ku]);
-        } else {
-          const AffineIndex& f = *a.forms[ku];
-          one.parametric = !f.parameter_free();
-          one.min_offset = one.max_offset = f.offset();
-          one.max_divisor = f.divisor;
-          if (f.vars.size() > 1) {
-            one.kind = DimDependenceKind::MultiVariable;
-            one.note = "index " + f.str() + " of " + describe(a) + " combines several variables";
-          } else if (f.vars.size() == 1) {
-            one.kind = DimDependenceKind::Aligned;
-            one.consumer_var = f.vars[0].first;
-            one.consumer_dim = stage_dim(one.consumer_var);
-            one.scale = f.scale(one.consumer_var);
-          } else {
-            one.kind = DimDependenceKind::Constant;
-          }
-        }
-        if (first) {
-          dim = std::move(one);
-          if (dim.kind == DimDependenceKind::Aligned || dim.kind == DimDependenceKind::Constant)
-            dim.note.clear();
-          first = false;
-          continue;
-        }
-        merge(dim, one, a);
-      }
+      dim = summarize_dim(e, k, false);
+      if (dim.kind != DimDependenceKind::NonAffine) continue;
+      const auto ku = static_cast<std::size_t>(k);
+      if (!std::all_of(e.accesses.begin(), e.accesses.end(),
+                       [&](const AccessInfo& a) { return a.unclamped_forms[ku].has_value(); }))
+        continue;
+      DimDependence unclamped = summarize_dim(e, k, true);
+      if (unclamped.kind == DimDependenceKind::Aligned ||
+          unclamped.kind == DimDependenceKind::Constant)
+        dim.unclamped = std::make_shared<const DimDependence>(std::move(unclamped));
     }
+  }
+
+  // Dimension k of `e` over all its accesses, from their forms or, with
+  // `unclamped`, from their forms without clamps (every access has one).
+  DimDependence summarize_dim(const EdgeDependence& e, int k, bool unclamped) const {
+    const auto ku = static_cast<std::size_t>(k);
+    DimDependence dim;
+    bool first = true;
+    for (const AccessInfo& a : e.accesses) {
+      DimDependence one;
+      if (!unclamped && a.kinds[ku] != AccessKind::Affine) {
+        one.kind = a.kinds[ku] == AccessKind::DataDependent ? DimDependenceKind::DataDependent
+                                                            : DimDependenceKind::NonAffine;
+        one.note = std::string("index ") + to_string(access_arg(a, k)) + " of " + describe(a) +
+                   " is " + access_kind_name(a.kinds[ku]);
+      } else {
+        const AffineIndex& f = unclamped ? *a.unclamped_forms[ku] : *a.forms[ku];
+        one.parametric = !f.parameter_free();
+        one.min_offset = one.max_offset = f.offset();
+        one.max_divisor = f.divisor;
+        if (f.vars.size() > 1) {
+          one.kind = DimDependenceKind::MultiVariable;
+          one.note = "index " + f.str() + " of " + describe(a) + " combines several variables";
+        } else if (f.vars.size() == 1) {
+          one.kind = DimDependenceKind::Aligned;
+          one.consumer_var = f.vars[0].first;
+          one.consumer_dim = stage_dim(one.consumer_var);
+          one.scale = f.scale(one.consumer_var);
+        } else {
+          one.kind = DimDependenceKind::Constant;
+        }
+      }
+      if (first) {
+        dim = std::move(one);
+        if (dim.kind == DimDependenceKind::Aligned || dim.kind == DimDependenceKind::Constant)
+          dim.note.clear();
+        first = false;
+        continue;
+      }
+      merge(dim, one, a);
+    }
+    return dim;
   }
 
   static const Expr& access_arg(const AccessInfo& a, int k) {

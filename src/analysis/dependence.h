@@ -15,6 +15,7 @@
 #include "analysis/affine.h"
 #include "trapeze/pipeline.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct AccessInfo {
   std::string context;
   std::vector<AccessKind> kinds;                 ///< per producer dimension
   std::vector<std::optional<AffineIndex>> forms; ///< per producer dimension (Affine kinds)
+  /// Per producer dimension: the form of the index with its clamps to bounds
+  /// without variables removed (min(max(x - 1, 0), R - 1) gives x - 1); the
+  /// same as `forms` where the index is affine.
+  std::vector<std::optional<AffineIndex>> unclamped_forms;
 };
 
 /// How one producer dimension is indexed over all accesses of an edge.
@@ -56,6 +61,13 @@ struct DimDependence {
   bool parametric = false;         ///< some access index has a parameter term
   /// Why the dimension is not Aligned/Constant, naming the access (empty otherwise).
   std::string note;
+  /// NonAffine only, where every index is affine or an affine index clamped
+  /// (min, max) to bounds without variables, as a boundary condition's are:
+  /// the dependence of the indices without their clamps. Clamping only merges
+  /// points, so the footprint of a region is no larger than this dependence
+  /// gives, though not in the same place: a size for cost models, never a
+  /// region for lowering.
+  std::shared_ptr<const DimDependence> unclamped;
 
   /// Readable summary, floor implied: "x", "x + 1", "x + [-1, 1]", "2*x + [0, 1]",
   /// "x/2", "3*x/2 + 1/2", "[0, 2]" (constant), "x + [0, 1] + params", or the kind name.

@@ -91,7 +91,10 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
       entry_bytes = bytes;
       extents.resize(edge.dims.size(), 0);
       for (std::size_t k = 0; k < edge.dims.size(); ++k) {
-        const analysis::DimDependence& d = edge.dims[k];
+        // A boundary condition's clamped reads need no more than their
+        // unclamped indices would (clamping merges points).
+        const analysis::DimDependence& d =
+            edge.dims[k].unclamped ? *edge.dims[k].unclamped : edge.dims[k];
         const double whole =
             static_cast<double>(std::max<std::int64_t>(1, box.extent(static_cast<int>(k))));
         const double width = static_cast<double>((d.max_offset - d.min_offset).ceil());

@@ -11,6 +11,7 @@
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
 
+#include <functional>
 #include <optional>
 
 namespace trapeze::lower {
@@ -176,40 +177,44 @@ CasedDefinition StageInliner::inline_definition(const std::vector<std::string>& 
   CasedDefinition out;
   // One case (or the otherwise: no residual, appended after every case, which
   // keeps first-match order) split while a read in its value can split it.
-  // Each split adds a case, so the budget ends the loop. A case is reached
-  // only outside the boxes of the earlier cases that have no residual.
+  // The part where a read's case holds is split again by the other reads
+  // before the rest is, so the piece where every read resolves (a stencil's
+  // interior) comes first. A case is reached only outside the boxes of the
+  // earlier cases that have no residual and of the parts split off before it.
+  // Each pending split will add a case, so `depth` counts toward the budget
+  // and bounds the recursion.
   std::vector<Box> earlier;
-  const auto add = [&](const ProduceCase& c, bool is_otherwise) {
-    std::vector<Box> excluded = earlier;
-    while (true) {
-      const Place place{{vars, simplified(c.box)}, excluded};
-      const std::optional<Box> part =
-          out.cases.size() + 1 < kMaxCases ? find_split(c.value, place) : std::nullopt;
-      if (!part) {
-        const Expr value = inline_reads_at(c.value, place);
-        if (is_otherwise) {
-          out.otherwise = value;
-        } else {
-          out.cases.push_back(
-              {c.box, c.residual.defined() ? inline_reads_at(c.residual, place) : c.residual,
-               value});
+  std::function<void(const ProduceCase&, std::vector<Box>, bool, std::size_t)> add =
+      [&](const ProduceCase& c, std::vector<Box> before, bool is_otherwise, std::size_t depth) {
+        while (true) {
+          const Place place{{vars, simplified(c.box)}, before};
+          // A piece no point reaches (its box covered by the parts before it).
+          if (!is_otherwise && !before.empty() && excluded(place.where.ranges, place)) return;
+          const std::optional<Box> part =
+              out.cases.size() + depth + 1 < kMaxCases ? find_split(c.value, place) : std::nullopt;
+          if (!part) {
+            const Expr value = inline_reads_at(c.value, place);
+            if (is_otherwise) {
+              out.otherwise = value;
+            } else {
+              out.cases.push_back(
+                  {c.box, c.residual.defined() ? inline_reads_at(c.residual, place) : c.residual,
+                   value});
+            }
+            return;
+          }
+          // The part where the read's case holds: there the read resolves to it.
+          add({intersect(place.where.ranges, *part), c.residual, c.value}, before, false,
+              depth + 1);
+          // The rest reaches this case only outside that part.
+          before.push_back(*part);
         }
-        return;
-      }
-      // The part where the read's case holds: there the read resolves to it.
-      const Place inside{{vars, intersect(place.where.ranges, *part)}, excluded};
-      out.cases.push_back({inside.where.ranges,
-                           c.residual.defined() ? inline_reads_at(c.residual, inside) : c.residual,
-                           inline_reads_at(c.value, inside)});
-      // The rest reaches this case only outside that part.
-      excluded.push_back(*part);
-    }
-  };
+      };
   for (const ProduceCase& c : def.cases) {
-    add(c, false);
+    add(c, earlier, false, 0);
     if (!c.residual.defined()) earlier.push_back(simplified(c.box));
   }
-  add({domain, Expr(), def.otherwise}, true);
+  add({domain, Expr(), def.otherwise}, earlier, true, 0);
   return out;
 }
 

@@ -55,8 +55,11 @@ public:
   /// part of a case's points only, and that part is a box of `vars` (every
   /// index of the read one variable with coefficient 1, over a divisor, each
   /// variable in one index), the case is first split in two: that part, then
-  /// the rest, where the read's case is known to fail. At most kMaxCases
-  /// cases; past them the test stays a select, as in inline_reads.
+  /// the rest, where the read's case is known to fail. The part is split
+  /// again by the other reads before the rest is, so a stencil reading a
+  /// boundary condition at several offsets gets an interior piece where every
+  /// read is direct. Pieces that no point reaches are dropped. At most
+  /// kMaxCases cases; past them the test stays a select, as in inline_reads.
   CasedDefinition inline_definition(const std::vector<std::string>& vars,
                                     const std::vector<Interval>& domain,
                                     const CasedDefinition& def) const;

@@ -5,6 +5,7 @@
 #include "analysis/classify.h"
 #include "analysis/dependence.h"
 #include "app.h"
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
 #include "trapeze/explain.h"
 #include "trapeze/ir_visitor.h"
@@ -278,6 +279,35 @@ TEST(Dependence, SamplingConstantAndIrregularDimensions) {
               HasSubstr("img(0, x, y / 2) (value) uses x where an earlier access uses 2*x"));
   EXPECT_EQ(ge[0].dims[2].str(), "y/2 + [0, 1/2]");
   EXPECT_EQ(ge[0].dims[2].max_divisor, 2);
+}
+
+// A boundary condition's clamped reads stay non-affine (lowering cannot align
+// them), and carry the dependence of their unclamped indices, whose footprint
+// bounds theirs (the cost model's live-in).
+TEST(Dependence, ClampedIndicesKeepTheirUnclampedDependence) {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R, C});
+  Func edge = boundary::repeat_edge(img, {1, 1});
+  Func blurx("blurx", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  blurx.define(edge(x - 1, y) + edge(x + 1, y));
+  const EdgeDependence into_edge = consumer_dependences(*edge.contents())[0];
+  for (const DimDependence& d : into_edge.dims) {
+    EXPECT_EQ(d.kind, DimDependenceKind::NonAffine);
+    ASSERT_NE(d.unclamped, nullptr);
+    EXPECT_EQ(d.unclamped->kind, DimDependenceKind::Aligned);
+    EXPECT_EQ(d.unclamped->min_offset, Rational(0));
+    EXPECT_EQ(d.unclamped->max_offset, Rational(0));
+  }
+  EXPECT_THAT(into_edge.dims[0].str(), HasSubstr("clamped "));
+
+  // A clamp around a non-affine index, or with a variable bound, has none.
+  Func g("g", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  g.define(img(clamp(x % 3, 0, R - 1), clamp(y, 0, x)));
+  const EdgeDependence into_g = consumer_dependences(*g.contents())[0];
+  EXPECT_EQ(into_g.dims[0].unclamped, nullptr);
+  EXPECT_EQ(into_g.dims[1].unclamped, nullptr);
+  (void)blurx;
 }
 
 TEST(Dependence, ReductionAccessesIncludeTargets) {

@@ -4,6 +4,7 @@
 #include "lower/loop_ir.h"
 #include "support/lowering.h"
 #include "support/sample_pipelines.h"
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/explain_schedule.h"
@@ -156,44 +157,83 @@ TEST(Passes, ValidateChecksScopes) {
 // hand-written schedule: no case is left as a test of the loop variables'
 // box (a select on coordinates alone) where its boundaries are ordered, and
 // no coarse loop of a parity split evaluates a test of its own variable.
+// The selects on coordinates (box tests) left in the values a module stores.
+int box_test_selects(const lower::Module& m) {
+  int box_tests = 0;
+  // A box test: comparisons and logic of coordinates, parameters and
+  // integer constants (no modulo, no float, no memory).
+  struct Count : lower::StmtVisitor {
+    int* tests;
+    static bool box_test(const Expr& cond) {
+      bool box = true;
+      ir::for_each_node(cond, [&](const Expr& c) {
+        if (c.as<ir::VarRef>() || c.as<ir::ParamRef>() || c.as<ir::IntConst>() || c.as<ir::Cast>())
+          return;
+        const auto* b = c.as<ir::Binary>();
+        box = box && b &&
+              (ir::is_comparison(b->op) || b->op == ir::BinaryOp::And ||
+               b->op == ir::BinaryOp::Or || b->op == ir::BinaryOp::Add ||
+               b->op == ir::BinaryOp::Sub || b->op == ir::BinaryOp::Mul);
+      });
+      return box;
+    }
+    // In the values stored (the lets of a tile, e.g. which tile owns a
+    // stage, are evaluated once per tile, not per point).
+    void visit_node(const lower::Store* n, const lower::Stmt&) override {
+      ir::for_each_node(n->value, [&](const Expr& e) {
+        if (const auto* sel = e.as<ir::Select>(); sel && box_test(sel->cond)) ++*tests;
+      });
+    }
+  } count;
+  count.tests = &box_tests;
+  count.visit(m.body);
+  return box_tests;
+}
+
 TEST(Passes, EveryAppIsPartitioned) {
   for (const apps::App& app : apps::all_apps()) {
     const Pipeline p = app.build();
     for (const Schedule& s : {Schedule::naive(p), app.manual_schedule(p)}) {
-      const lower::Module m = lower::lower(p, s);
-      int box_tests = 0;
-      // A box test: comparisons and logic of coordinates, parameters and
-      // integer constants (no modulo, no float, no memory).
-      struct Count : lower::StmtVisitor {
-        int* tests;
-        static bool box_test(const Expr& cond) {
-          bool box = true;
-          ir::for_each_node(cond, [&](const Expr& c) {
-            if (c.as<ir::VarRef>() || c.as<ir::ParamRef>() || c.as<ir::IntConst>() ||
-                c.as<ir::Cast>())
-              return;
-            const auto* b = c.as<ir::Binary>();
-            box = box && b &&
-                  (ir::is_comparison(b->op) || b->op == ir::BinaryOp::And ||
-                   b->op == ir::BinaryOp::Or || b->op == ir::BinaryOp::Add ||
-                   b->op == ir::BinaryOp::Sub || b->op == ir::BinaryOp::Mul);
-          });
-          return box;
-        }
-        // In the values stored (the lets of a tile, e.g. which tile owns a
-        // stage, are evaluated once per tile, not per point).
-        void visit_node(const lower::Store* n, const lower::Stmt&) override {
-          ir::for_each_node(n->value, [&](const Expr& e) {
-            if (const auto* sel = e.as<ir::Select>(); sel && box_test(sel->cond)) ++*tests;
-          });
-        }
-      } count;
-      count.tests = &box_tests;
-      count.visit(m.body);
+      const int box_tests = box_test_selects(lower::lower(p, s));
       EXPECT_EQ(box_tests, 0) << app.name << ": " << box_tests
                               << " selects on coordinates are left";
     }
   }
+}
+
+// A boundary condition inlined into a stencil that reads it at several
+// offsets: the reader is split on every tap's box, so the interior piece reads
+// every tap directly, with no select and no clamp. (Selects may remain in
+// pieces one point wide, which only a 1-point-wide image makes real.)
+TEST(Passes, BoundaryConditionInlinedIntoAStencilIsPartitioned) {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R, C});
+  Func edge = boundary::repeat_edge(img, {1, 1});
+  Func blurx("blurx", ScalarType::Float32, {x, y}, {{0, R - 1}, {-1, C}});
+  blurx.define((edge(x - 1, y) + edge(x, y) + edge(x + 1, y)) / 3.0f);
+  Func blury("blury", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  blury.define((blurx(x, y - 1) + blurx(x, y) + blurx(x, y + 1)) / 3.0f);
+  Func box("box", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  Expr sum = 0.0f;
+  std::string interior = "box(x, y) = (0.0f";
+  for (int dx = -1; dx <= 1; ++dx) {
+    for (int dy = -1; dy <= 1; ++dy) {
+      sum = sum + edge(x + dx, y + dy);
+      interior += " + img(x + " + std::to_string(dx) + ", y + " + std::to_string(dy) + ")";
+    }
+  }
+  box.define(sum / 9.0f);
+  interior += ") / 9.0f\n";
+  const auto lowered = [&](const Func& out) {
+    const Pipeline p({out}, out.name());
+    Schedule s = apps::fuse_all_stages(p, {32, 256}, 2, "test: the boundary inlined");
+    s.storage[edge.name()] = Storage::Inlined;
+    return explain_lowered(p, s, "");
+  };
+  EXPECT_THAT(lowered(blury),
+              HasSubstr("blurx(x, y) = (img(x - 1, y) + img(x, y) + img(x + 1, y)) / 3.0f\n"));
+  EXPECT_THAT(lowered(box), HasSubstr(interior));
 }
 
 } // namespace
