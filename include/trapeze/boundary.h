@@ -15,9 +15,24 @@
 
 #include "trapeze/dsl.h"
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace trapeze::boundary {
+
+enum class Condition : std::uint8_t {
+  RepeatEdge,
+  RepeatImage,
+  MirrorImage,
+  MirrorInterior,
+  ConstantExterior,
+};
+/// "repeat_edge", "repeat_image", "mirror_image", "mirror_interior", "constant_exterior".
+const char* condition_name(Condition c);
+/// The condition of that name, if any.
+std::optional<Condition> condition_named(const std::string& name);
 
 /// `margins` has one entry per dimension of the source: how many points the
 /// result extends it by on each side (0 leaves that dimension as it is),
@@ -41,5 +56,13 @@ Func mirror_interior(const Func& source, std::vector<Expr> margins);
 /// A point outside is `value` (converted to the source's type).
 Func constant_exterior(const Image& source, Expr value, std::vector<Expr> margins);
 Func constant_exterior(const Func& source, Expr value, std::vector<Expr> margins);
+
+/// Any condition by value, as the functions above, the result named `name`
+/// (empty: "<source>_<condition>"); `value` is used by ConstantExterior only.
+/// The text form builds its boundary stages with these.
+Func apply(Condition c, const Image& source, Expr value, std::vector<Expr> margins,
+           const std::string& name = "");
+Func apply(Condition c, const Func& source, Expr value, std::vector<Expr> margins,
+           const std::string& name = "");
 
 } // namespace trapeze::boundary

@@ -73,6 +73,8 @@ class Image {
 public:
   Image(std::string name, ScalarType type, std::vector<Expr> extents,
         SourceLocation where = SourceLocation::current());
+  /// Wraps existing contents (used by the text-form parser).
+  explicit Image(ir::InputImagePtr contents);
   const std::string& name() const;
   ScalarType type() const;
   int dimensions() const;

@@ -57,10 +57,23 @@ struct Reduction {
   std::vector<ReductionUpdate> updates;
 };
 
+/// What made a definition a boundary condition (trapeze/boundary.h), so that
+/// the text form can write it as the user did: `repeat_edge(img, [1, 1])`.
+/// The cases say what it computes; this only names them.
+struct BoundaryOrigin {
+  std::string condition;     ///< "repeat_edge", ..., "constant_exterior"
+  std::string source;        ///< the input or stage it extends
+  std::vector<Expr> margins; ///< one per dimension
+  Expr value;                ///< constant_exterior's value (of the stage's type)
+};
+/// As the text form writes it: "repeat_edge(img, [1, 1])",
+/// "constant_exterior(img, 0.0f, [R / 2, 1])".
+std::string boundary_text(const BoundaryOrigin& b);
 struct Definition {
   std::vector<Case> cases;
   Expr otherwise; ///< the default value (the whole definition when there are no cases)
   std::optional<Reduction> reduction;
+  std::optional<BoundaryOrigin> boundary;
   bool is_reduction() const { return reduction.has_value(); }
 };
 

@@ -278,6 +278,7 @@ void text_stage(std::string& out, const Pipeline& p, const Function& f,
     for (std::size_t i = 0; i < red.updates.size(); ++i)
       t.row({"update " + std::to_string(i), update_text(f, red.updates[i])});
   } else {
+    if (d.boundary) t.row({"boundary", boundary_text(*d.boundary)});
     for (std::size_t i = 0; i < d.cases.size(); ++i)
       t.row({"case " + std::to_string(i),
              to_string(d.cases[i].condition) + "  :  " + to_string(d.cases[i].value)});
@@ -385,6 +386,7 @@ json definition_json(const Function& f) {
     cases.push_back({{"condition", to_string(c.condition)}, {"value", to_string(c.value)}});
   out["cases"] = cases;
   out["default"] = to_string(d.otherwise);
+  if (d.boundary) out["boundary"] = boundary_text(*d.boundary);
   return out;
 }
 

@@ -9,10 +9,6 @@
 
 namespace trapeze::boundary {
 
-namespace {
-
-enum class Condition { RepeatEdge, RepeatImage, MirrorImage, MirrorInterior, ConstantExterior };
-
 const char* condition_name(Condition c) {
   switch (c) {
   case Condition::RepeatEdge: return "repeat_edge";
@@ -23,6 +19,15 @@ const char* condition_name(Condition c) {
   }
   TRAPEZE_ASSERT(false, "unknown boundary condition");
 }
+
+std::optional<Condition> condition_named(const std::string& name) {
+  for (Condition c : {Condition::RepeatEdge, Condition::RepeatImage, Condition::MirrorImage,
+                      Condition::MirrorInterior, Condition::ConstantExterior})
+    if (name == condition_name(c)) return c;
+  return std::nullopt;
+}
+
+namespace {
 
 // The source's index for coordinate v of a dimension whose domain is
 // [lo, hi]. The wrapped and mirrored indices are clamped once more: they are
@@ -82,14 +87,16 @@ struct Source {
   std::function<Expr(std::vector<Expr>)> read;
 };
 
-Func with_boundary(const Source& source, Condition c, const Expr& value,
-                   std::vector<Expr> margins) {
-  const std::string name = source.name + "_" + condition_name(c);
+Func with_boundary(const Source& source, Condition c, const Expr& value, std::vector<Expr> margins,
+                   const std::string& given_name = "") {
+  const std::string name = given_name.empty() ? source.name + "_" + condition_name(c) : given_name;
   const std::size_t dims = source.domain.size();
   if (margins.size() != dims)
     throw Error("boundary::" + std::string(condition_name(c)) + " of '" + source.name +
                 "': " + std::to_string(margins.size()) + " margins for " + std::to_string(dims) +
                 " dimensions; give one per dimension (0 leaves it as it is)");
+  if (c == Condition::ConstantExterior && !value.defined())
+    throw Error("boundary::constant_exterior of '" + source.name + "': no value given");
   std::vector<Var> vars;
   std::vector<Interval> domain;
   std::vector<Expr> direct, outside;
@@ -110,12 +117,17 @@ Func with_boundary(const Source& source, Condition c, const Expr& value,
     inside = inside.defined() ? (inside && here) : here;
   }
   Func f(name, source.type, vars, domain);
+  ir::Definition def;
+  def.boundary =
+      ir::BoundaryOrigin{condition_name(c), source.name, margins,
+                         c == Condition::ConstantExterior ? cast(source.type, value) : Expr()};
   if (!inside.defined()) { // no margin anywhere: the source itself
-    f.define(source.read(direct));
-    return f;
+    def.otherwise = source.read(direct);
+  } else {
+    def.cases.push_back({inside, source.read(direct)});
+    def.otherwise = c == Condition::ConstantExterior ? def.boundary->value : source.read(outside);
   }
-  f.define({Case(inside, source.read(direct))},
-           c == Condition::ConstantExterior ? cast(source.type, value) : source.read(outside));
+  f.contents()->define(std::move(def), SourceLocation::current());
   return f;
 }
 
@@ -163,6 +175,13 @@ Func constant_exterior(const Image& s, Expr value, std::vector<Expr> m) {
 }
 Func constant_exterior(const Func& s, Expr value, std::vector<Expr> m) {
   return with_boundary(of(s), Condition::ConstantExterior, value, std::move(m));
+}
+
+Func apply(Condition c, const Image& s, Expr value, std::vector<Expr> m, const std::string& name) {
+  return with_boundary(of(s), c, value, std::move(m), name);
+}
+Func apply(Condition c, const Func& s, Expr value, std::vector<Expr> m, const std::string& name) {
+  return with_boundary(of(s), c, value, std::move(m), name);
 }
 
 } // namespace trapeze::boundary

@@ -18,6 +18,9 @@ Param::Param(std::string name, ScalarType type)
 
 Image::Image(std::string name, ScalarType type, std::vector<Expr> extents, SourceLocation where)
     : contents_(std::make_shared<InputImage>(std::move(name), type, std::move(extents), where)) {}
+Image::Image(ir::InputImagePtr contents) : contents_(std::move(contents)) {
+  TRAPEZE_ASSERT(contents_ != nullptr, "an Image wrapping no input");
+}
 const std::string& Image::name() const { return contents_->name(); }
 ScalarType Image::type() const { return contents_->type(); }
 int Image::dimensions() const { return contents_->dimensions(); }

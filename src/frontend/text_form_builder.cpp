@@ -5,6 +5,7 @@
 #include "frontend/text_form_builder.h"
 
 #include "frontend/text_form_parser.h"
+#include "trapeze/boundary.h"
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
@@ -213,6 +214,7 @@ private:
 
   void declare_stage(const SyntaxStage& s) {
     claim_producer_name(s.name, "a stage");
+    if (s.boundary) return declare_boundary(s.name, *s.boundary);
     std::vector<std::string> vars;
     for (const SyntaxName& v : s.vars) {
       check_variable_name(v, "the variable");
@@ -226,6 +228,43 @@ private:
       return std::make_shared<ir::Function>(s.name.name, type, vars, domain,
                                             location(s.name.where));
     });
+  }
+
+  // A boundary condition is declared and defined at once, from its source,
+  // which must be declared above it (its domain gives the stage's).
+  void declare_boundary(const SyntaxName& name, const SyntaxBoundary& b) {
+    const std::optional<boundary::Condition> condition =
+        boundary::condition_named(b.condition.name);
+    if (!condition)
+      fail(b.condition.where, "unknown boundary condition '" + b.condition.name +
+                                  "'; the conditions are repeat_edge, repeat_image, "
+                                  "mirror_image, mirror_interior and constant_exterior");
+    const bool takes_value = *condition == boundary::Condition::ConstantExterior;
+    if (takes_value != b.value.has_value())
+      fail(b.value ? b.value->start : b.margins_where,
+           takes_value ? "constant_exterior needs the value of the points outside: "
+                         "constant_exterior(" +
+                             b.source.name + ", 0.0f, [1, 1])"
+                       : b.condition.name + " takes no value: " + b.condition.name + "(" +
+                             b.source.name + ", [1, 1])");
+    const Scope scope{
+        {}, "a margin of stage '" + name.name + "' may use only declared parameters and constants"};
+    std::vector<Expr> margins;
+    for (const SyntaxExpr& m : b.margins)
+      margins.push_back(build(m, scope));
+    const Expr value = b.value ? build(*b.value, scope) : Expr();
+    const auto input = inputs_.find(b.source.name);
+    const auto stage = stages_.find(b.source.name);
+    if (input == inputs_.end() && stage == stages_.end())
+      fail(b.source.where, "unknown source '" + b.source.name + "' of stage '" + name.name +
+                               "': a boundary condition extends an input or a stage declared "
+                               "above it");
+    const Func made = at(name.where, [&] {
+      return input != inputs_.end()
+                 ? boundary::apply(*condition, Image(input->second), value, margins, name.name)
+                 : boundary::apply(*condition, Func(stage->second), value, margins, name.name);
+    });
+    stages_[name.name] = made.contents();
   }
 
   // A value must have the stage's type (constants convert), as Function::define
@@ -242,6 +281,7 @@ private:
   }
 
   void define_stage(const SyntaxStage& s) {
+    if (s.boundary) return; // defined with its declaration
     const ir::FunctionPtr& f = stages_.at(s.name.name);
     const Scope scope{f->vars(), "it is neither a variable of stage '" + s.name.name + "' (" +
                                      joined(f->vars()) + ") nor a declared parameter"};

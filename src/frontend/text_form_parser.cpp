@@ -176,7 +176,12 @@ private:
     next();
     SyntaxStage s;
     s.name = name("after 'stage'", "the stage's name");
-    expect("(", "after the stage's name");
+    if (peek().is_symbol("=")) {
+      s.body_where = next().where;
+      s.boundary = boundary();
+      return s;
+    }
+    expect("(", "after the stage's name (or '=' and a boundary condition)");
     s.vars.push_back(name("after '('", "a variable"));
     while (accept(","))
       s.vars.push_back(name("after ','", "a variable"));
@@ -193,6 +198,29 @@ private:
     }
     definition(s);
     return s;
+  }
+
+  // CONDITION "(" SOURCE [ "," VALUE ] "," "[" MARGIN { "," MARGIN } "]" ")"; which
+  // conditions take a value is the builder's to say.
+  SyntaxBoundary boundary() {
+    SyntaxBoundary b;
+    b.condition = name("after '='", "a boundary condition (repeat_edge, repeat_image, "
+                                    "mirror_image, mirror_interior or constant_exterior)");
+    expect("(", "after the boundary condition");
+    b.source = name("after '('", "the input or stage the boundary condition extends");
+    expect(",", "after the boundary condition's source");
+    if (!peek().is_symbol("[")) {
+      b.value = expression();
+      expect(",", "after constant_exterior's value");
+    }
+    b.margins_where = peek().where;
+    expect("[", "before the margins (one per dimension, e.g. [1, 1])");
+    b.margins.push_back(expression());
+    while (accept(","))
+      b.margins.push_back(expression());
+    expect("]", "after the margins");
+    expect(")", "after the boundary condition's margins");
+    return b;
   }
 
   void definition(SyntaxStage& s) {

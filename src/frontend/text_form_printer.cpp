@@ -41,6 +41,11 @@ std::string default_value(const ParamInfo& p) {
 }
 
 void print_stage(const ir::Function& f, std::string& out) {
+  // A boundary condition as the user wrote it: its cases follow from it.
+  if (const auto& b = f.definition().boundary) {
+    out += "stage " + f.name() + " = " + ir::boundary_text(*b) + "\n";
+    return;
+  }
   out += "stage " + f.name() + "(";
   for (std::size_t i = 0; i < f.vars().size(); ++i)
     out += (i ? ", " : "") + f.vars()[i];

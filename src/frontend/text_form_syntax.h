@@ -92,8 +92,18 @@ struct SyntaxReduction {
 };
 
 /// `stage NAME(VARS): TYPE on DOMAIN` followed by its definition.
+/// `= CONDITION(SOURCE, [VALUE,] [MARGIN, ...])`: a boundary condition.
+struct SyntaxBoundary {
+  SyntaxName condition;
+  SyntaxName source;
+  std::optional<SyntaxExpr> value; ///< constant_exterior's
+  std::vector<SyntaxExpr> margins;
+  TextPosition margins_where; ///< the '['
+};
+
 struct SyntaxStage {
   SyntaxName name;
+  std::optional<SyntaxBoundary> boundary; ///< instead of variables, type, domain and definition
   std::vector<SyntaxName> vars;
   SyntaxName type;
   std::vector<SyntaxInterval> domain;

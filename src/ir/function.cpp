@@ -11,6 +11,15 @@
 
 namespace trapeze::ir {
 
+std::string boundary_text(const BoundaryOrigin& b) {
+  std::string out = b.condition + "(" + b.source + ", ";
+  if (b.value.defined()) out += to_string(b.value) + ", ";
+  out += "[";
+  for (std::size_t i = 0; i < b.margins.size(); ++i)
+    out += (i ? ", " : "") + to_string(b.margins[i]);
+  return out + "])";
+}
+
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {
   case ReduceOp::Sum: return "sum";

@@ -224,6 +224,30 @@ TEST(TextFormErrors, DuplicateNames) {
             "bug.trapeze:2:1: the pipeline's name is given twice (first at line 1)");
 }
 
+TEST(TextFormErrors, BadBoundaryConditions) {
+  EXPECT_EQ(error_of(header + "stage p = clamp_edge(img, [1, 1])\noutput p\n"),
+            "bug.trapeze:3:11: unknown boundary condition 'clamp_edge'; the conditions are "
+            "repeat_edge, repeat_image, mirror_image, mirror_interior and constant_exterior");
+  EXPECT_EQ(error_of(header + "stage p = constant_exterior(img, [1, 1])\noutput p\n"),
+            "bug.trapeze:3:34: constant_exterior needs the value of the points outside: "
+            "constant_exterior(img, 0.0f, [1, 1])");
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(img, 0, [1, 1])\noutput p\n"),
+            "bug.trapeze:3:28: repeat_edge takes no value: repeat_edge(img, [1, 1])");
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(q, [1])\n"
+                              "stage q(x): float32 on [0, N - 1] = img(x, 0)\noutput p\n"),
+            "bug.trapeze:3:23: unknown source 'q' of stage 'p': a boundary condition extends an "
+            "input or a stage declared above it");
+  EXPECT_THAT(error_of(header + "stage p = repeat_edge(img, [1])\noutput p\n"),
+              StartsWith("bug.trapeze:3:7: boundary::repeat_edge of 'img': 1 margins for 2 "
+                         "dimensions"));
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(img, [1, y])\noutput p\n"),
+            "bug.trapeze:3:32: unknown name 'y': a margin of stage 'p' may use only declared "
+            "parameters and constants");
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(img, 1, 1)\noutput p\n"),
+            "bug.trapeze:3:31: expected '[' before the margins (one per dimension, e.g. [1, 1]), "
+            "found '1'");
+}
+
 TEST(TextFormErrors, BadTypeName) {
   EXPECT_EQ(error_of("stage f(x): float33 on [0, 9] = 1.0f\noutput f"),
             "bug.trapeze:1:13: unknown type 'float33'; the types are bool, uint8, uint16, int16, "

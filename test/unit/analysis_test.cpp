@@ -577,6 +577,19 @@ TEST(Explain, TextListsEverySection) {
     std::cout << text << explain_json(p, p.bind({{"N", 64}}));
 }
 
+TEST(Explain, NamesABoundaryConditionAsWritten) {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R, C});
+  Func zero = boundary::constant_exterior(img, 0, {1, R});
+  Func f("f", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  f.define(zero(x - 1, y + R));
+  const Pipeline p({f}, "bounded");
+  EXPECT_THAT(explain_text(p, {}), HasSubstr("boundary  constant_exterior(img, 0.0f, [1, R])\n"));
+  EXPECT_EQ(nlohmann::json::parse(explain_json(p, {}))["stages"][0]["definition"]["boundary"],
+            "constant_exterior(img, 0.0f, [1, R])");
+}
+
 TEST(Explain, TextSaysWhyNotOneGroup) {
   Unsharp u;
   Param N("N");

@@ -85,6 +85,18 @@ inline void expect_same_stage(const ir::Function& a, const ir::Function& b) {
     TRAPEZE_EXPECT_SAME_EXPR(x.cases[i].value, y.cases[i].value, who + " case value");
   }
   TRAPEZE_EXPECT_SAME_EXPR(x.otherwise, y.otherwise, who + " default");
+  ASSERT_EQ(x.boundary.has_value(), y.boundary.has_value()) << who;
+  if (x.boundary) {
+    EXPECT_EQ(x.boundary->condition, y.boundary->condition) << who;
+    EXPECT_EQ(x.boundary->source, y.boundary->source) << who;
+    ASSERT_EQ(x.boundary->margins.size(), y.boundary->margins.size()) << who;
+    for (std::size_t i = 0; i < x.boundary->margins.size(); ++i)
+      TRAPEZE_EXPECT_SAME_EXPR(x.boundary->margins[i], y.boundary->margins[i], who + " margin");
+    ASSERT_EQ(x.boundary->value.defined(), y.boundary->value.defined()) << who;
+    if (x.boundary->value.defined()) {
+      TRAPEZE_EXPECT_SAME_EXPR(x.boundary->value, y.boundary->value, who + " exterior value");
+    }
+  }
   ASSERT_EQ(x.is_reduction(), y.is_reduction()) << who;
   if (!x.is_reduction()) return;
   const ir::Reduction &r = *x.reduction, &s = *y.reduction;

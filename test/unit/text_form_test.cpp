@@ -3,7 +3,9 @@
 #include "support/sample_pipelines.h"
 #include "unit/text_form_round_trip.h"
 
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
+#include "trapeze/ir_visitor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -318,6 +320,45 @@ TEST(TextForm, RoundTripsSampling) { expect_text_round_trip(sampling()); }
 TEST(TextForm, RoundTripsCastsAmongAllTypes) { expect_text_round_trip(casts()); }
 TEST(TextForm, RoundTripsAllOperatorsAndSpecialConstants) { expect_text_round_trip(operators()); }
 TEST(TextForm, RoundTripsNamesThatAreKeywords) { expect_text_round_trip(keyword_names()); }
+
+// Every boundary condition, on an input and on a stage, over some dimensions
+// and with a margin in the parameters: written as the user wrote it, read back
+// to the same stages.
+Pipeline boundaries() {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R, C});
+  Func edge = boundary::repeat_edge(img, {1, 2});
+  Func blurx("blurx", ScalarType::Float32, {x, y}, {{0, R - 1}, {-2, C + 1}});
+  blurx.define(edge(x - 1, y) + edge(x + 1, y));
+  Func tiled = boundary::repeat_image(blurx, {0, R});
+  Func mirrored = boundary::mirror_image(tiled, {3, 0});
+  Func interior = boundary::mirror_interior(img, {1, 1});
+  Func zero = boundary::constant_exterior(img, 0.5, {R / 2, 1});
+  Func out("out", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  out.define(mirrored(x - 3, y - R - 2) + interior(x + 1, y - 1) + zero(x - R / 2, y + 1));
+  return Pipeline({out}, "boundaries");
+}
+
+TEST(TextForm, RoundTripsBoundaryConditionsAsWritten) {
+  const std::string text = expect_text_round_trip(boundaries());
+  EXPECT_THAT(text, HasSubstr("stage img_repeat_edge = repeat_edge(img, [1, 2])\n"));
+  EXPECT_THAT(text, HasSubstr("stage blurx_repeat_image = repeat_image(blurx, [0, R])\n"));
+  EXPECT_THAT(text, HasSubstr("= mirror_image(blurx_repeat_image, [3, 0])\n"));
+  EXPECT_THAT(text, HasSubstr("stage img_mirror_interior = mirror_interior(img, [1, 1])\n"));
+  EXPECT_THAT(
+      text, HasSubstr("stage img_constant_exterior = constant_exterior(img, 0.5f, [R / 2, 1])\n"));
+  // A name of the user's own, and the stage read as any other.
+  const Pipeline p = parse_pipeline("param N: int64\ninput img: float32[N]\n"
+                                    "stage padded = constant_exterior(img, 1, [2])\n"
+                                    "stage f(x): float32 on [0, N - 1] = padded(x - 2)\n"
+                                    "output f\n");
+  const ir::Function& padded = *p.stages()[0];
+  EXPECT_EQ(padded.name(), "padded");
+  EXPECT_EQ(padded.vars(), std::vector<std::string>{"padded_0"});
+  EXPECT_EQ(ir::to_string(padded.domain()[0].lo), "-2");
+  EXPECT_EQ(ir::to_string(padded.definition().otherwise), "1.0f");
+}
 
 TEST(TextForm, SecondRoundTripIsIdentical) {
   for (const Pipeline& p : {blur(), unsharp(), harris(), histogram(), sampling(), operators()}) {
