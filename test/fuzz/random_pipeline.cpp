@@ -3,6 +3,7 @@
 #include "fuzz/random_pipeline.h"
 
 #include "fuzz/fuzz_rng.h"
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
 
 #include <algorithm>
@@ -83,11 +84,15 @@ public:
     channels_ = rng_.uniform(2, 3);
     bins_ = rng_.uniform(4, 24);
     const std::int64_t inputs = rng_.uniform(1, 3);
-    for (std::int64_t i = 0; i < inputs; ++i)
+    for (std::int64_t i = 0; i < inputs; ++i) {
       add_input(static_cast<int>(i));
+      if (boundaries_.chance(0.3)) add_boundary(Node(nodes_.back()));
+    }
     const std::int64_t stages = rng_.uniform(2, 12);
-    for (std::int64_t s = 0; s < stages; ++s)
+    for (std::int64_t s = 0; s < stages; ++s) {
       add_stage(static_cast<int>(s));
+      if (!nodes_.back().has_bin() && boundaries_.chance(0.06)) add_boundary(Node(nodes_.back()));
+    }
     return finish();
   }
 
@@ -523,6 +528,32 @@ private:
     return cases;
   }
 
+  // A boundary condition around `p` (an input or a stage), 0 to 3 points on
+  // each side of x and y: stencils that read it past the source's edge make
+  // the inliner split them by their taps, and case partitioning cut borders.
+  void add_boundary(const Node& p) {
+    using boundary::Condition;
+    const Condition c = boundaries_.pick(std::vector<Condition>{
+        Condition::RepeatEdge, Condition::RepeatEdge, Condition::RepeatImage,
+        Condition::MirrorImage, Condition::MirrorInterior, Condition::ConstantExterior});
+    Node n = p;
+    n.name = "bc_" + p.name;
+    n.is_input = false;
+    n.image.reset();
+    std::vector<Expr> margins;
+    for (std::size_t k = 0; k < p.axes.size(); ++k) {
+      const std::int64_t m = spatial(p.axes[k]) ? boundaries_.uniform(0, 3) : 0;
+      margins.push_back(Expr(static_cast<int>(m)));
+      n.lo[k] -= m;
+      n.hi[k] += m;
+    }
+    const Expr value = constant(p.type, is_float(p.type) ? 0.5 : 7);
+    n.func = p.is_input ? boundary::apply(c, *p.image, value, margins, n.name)
+                        : boundary::apply(c, *p.func, value, margins, n.name);
+    if (!p.is_input) consumed_.insert(p.name);
+    nodes_.push_back(std::move(n));
+  }
+
   // hist(b): int32 counts of the values of p (a reduction by value).
   void add_histogram(const Node& p) {
     Node n;
@@ -643,6 +674,8 @@ private:
   // Draws the coefficients' magnitudes, apart from rng_, so that a seed's
   // pipeline keeps its shape whatever magnitudes its weights get.
   FuzzRng magnitudes_;
+  // Draws where boundary conditions go and what they are, apart from rng_.
+  FuzzRng boundaries_{seed_ ^ 0xbf58476d1ce4e5b9ull};
   Param N_{"N"}, M_{"M"};
   std::vector<Var> vars_{Var("c"), Var("x"), Var("y"), Var("b")};
   bool three_d_ = false;
