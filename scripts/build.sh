@@ -7,7 +7,8 @@
 # taken from the current directory. Extra arguments go to the configure step,
 # e.g. scripts/build.sh build-asan -DTRAPEZE_SANITIZE=ON. TRAPEZE_JOBS limits
 # the parallel jobs of the build (Ninja's default otherwise); TRAPEZE_TARGET
-# builds one target instead of all (scripts/test.sh: library_tests).
+# builds one target instead of all (scripts/test.sh: library_tests);
+# TRAPEZE_CONFIGURE_ONLY=1 only configures (scripts/build_peers.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,4 +20,5 @@ fi
 
 cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTRAPEZE_WARNINGS_AS_ERRORS=ON "$@"
+if [[ "${TRAPEZE_CONFIGURE_ONLY:-0}" == 1 ]]; then exit 0; fi
 cmake --build "$build_dir" ${TRAPEZE_JOBS:+-j "$TRAPEZE_JOBS"} ${TRAPEZE_TARGET:+--target "$TRAPEZE_TARGET"}

@@ -12,8 +12,8 @@ std::vector<Variant> peer_variants(const std::string& peer, [[maybe_unused]] con
 #ifdef TRAPEZE_HAVE_HALIDE
     return halide_variants(ctx, skipped);
 #else
-    skipped.push_back("halide: this trapeze was built without Halide 14 (install libhalide14-0-dev "
-                      "with scripts/setup.sh, then reconfigure with -DTRAPEZE_PEERS=ON)");
+    skipped.push_back("halide: this trapeze was built without its Halide 14 peers "
+                      "(scripts/build_peers.sh builds them, once: about 20 minutes on 2 cores)");
     return {};
 #endif
   }
@@ -21,8 +21,8 @@ std::vector<Variant> peer_variants(const std::string& peer, [[maybe_unused]] con
 #ifdef TRAPEZE_HAVE_OPENCV
     return opencv_variants(ctx, skipped);
 #else
-    skipped.push_back("opencv: this trapeze was built without OpenCV 4 (install libopencv-dev "
-                      "with scripts/setup.sh, then reconfigure with -DTRAPEZE_PEERS=ON)");
+    skipped.push_back("opencv: this trapeze was built without its OpenCV 4 peers "
+                      "(scripts/build_peers.sh builds them, once)");
     return {};
 #endif
   }
