@@ -70,7 +70,8 @@ struct DimDependence {
   std::shared_ptr<const DimDependence> unclamped;
 
   /// Readable summary, floor implied: "x", "x + 1", "x + [-1, 1]", "2*x + [0, 1]",
-  /// "x/2", "3*x/2 + 1/2", "[0, 2]" (constant), "x + [0, 1] + params", or the kind name.
+  /// "x/2", "3*x/2 + 1/2", "[0, 2]" (constant), "x + [0, 1] + params", or the kind name
+  /// ("clamped x + [-1, 1]" for a non-affine dimension with an unclamped dependence).
   std::string str() const;
 
   /// Aligned or Constant, without parameter terms: a size-independent dependence.
