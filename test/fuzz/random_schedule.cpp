@@ -86,6 +86,9 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
     if (is_reduction(*consumer)) continue;
     for (const FunctionPtr& producer : p.producer_stages(*consumer)) {
       if (rp.data_dependent_edges.count({producer->name(), consumer->name()})) continue;
+      // Nor a boundary condition with the stage it extends: its clamped reads
+      // are no constant dependence (docs/dsl.md, "Boundary conditions").
+      if (consumer->definition().boundary) continue;
       if (is_reduction(*producer)) {
         if (!reductions.chance(0.35)) continue; // fused: each tile computes its part of it
       } else if (!rng.chance(appetite)) {
