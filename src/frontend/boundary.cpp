@@ -88,7 +88,7 @@ struct Source {
 };
 
 Func with_boundary(const Source& source, Condition c, const Expr& value, std::vector<Expr> margins,
-                   const std::string& given_name = "") {
+                   const std::string& given_name) {
   const std::string name = given_name.empty() ? source.name + "_" + condition_name(c) : given_name;
   const std::size_t dims = source.domain.size();
   if (margins.size() != dims)
@@ -146,42 +146,44 @@ Source of(const Func& stage) {
 
 } // namespace
 
-Func repeat_edge(const Image& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::RepeatEdge, {}, std::move(m));
-}
-Func repeat_edge(const Func& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::RepeatEdge, {}, std::move(m));
-}
-Func repeat_image(const Image& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::RepeatImage, {}, std::move(m));
-}
-Func repeat_image(const Func& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::RepeatImage, {}, std::move(m));
-}
-Func mirror_image(const Image& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::MirrorImage, {}, std::move(m));
-}
-Func mirror_image(const Func& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::MirrorImage, {}, std::move(m));
-}
-Func mirror_interior(const Image& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::MirrorInterior, {}, std::move(m));
-}
-Func mirror_interior(const Func& s, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::MirrorInterior, {}, std::move(m));
-}
-Func constant_exterior(const Image& s, Expr value, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::ConstantExterior, value, std::move(m));
-}
-Func constant_exterior(const Func& s, Expr value, std::vector<Expr> m) {
-  return with_boundary(of(s), Condition::ConstantExterior, value, std::move(m));
-}
-
+// Every condition goes through apply; the Halide-named functions below are
+// apply with the default name.
 Func apply(Condition c, const Image& s, Expr value, std::vector<Expr> m, const std::string& name) {
   return with_boundary(of(s), c, value, std::move(m), name);
 }
 Func apply(Condition c, const Func& s, Expr value, std::vector<Expr> m, const std::string& name) {
   return with_boundary(of(s), c, value, std::move(m), name);
+}
+
+Func repeat_edge(const Image& s, std::vector<Expr> m) {
+  return apply(Condition::RepeatEdge, s, {}, std::move(m));
+}
+Func repeat_edge(const Func& s, std::vector<Expr> m) {
+  return apply(Condition::RepeatEdge, s, {}, std::move(m));
+}
+Func repeat_image(const Image& s, std::vector<Expr> m) {
+  return apply(Condition::RepeatImage, s, {}, std::move(m));
+}
+Func repeat_image(const Func& s, std::vector<Expr> m) {
+  return apply(Condition::RepeatImage, s, {}, std::move(m));
+}
+Func mirror_image(const Image& s, std::vector<Expr> m) {
+  return apply(Condition::MirrorImage, s, {}, std::move(m));
+}
+Func mirror_image(const Func& s, std::vector<Expr> m) {
+  return apply(Condition::MirrorImage, s, {}, std::move(m));
+}
+Func mirror_interior(const Image& s, std::vector<Expr> m) {
+  return apply(Condition::MirrorInterior, s, {}, std::move(m));
+}
+Func mirror_interior(const Func& s, std::vector<Expr> m) {
+  return apply(Condition::MirrorInterior, s, {}, std::move(m));
+}
+Func constant_exterior(const Image& s, Expr value, std::vector<Expr> m) {
+  return apply(Condition::ConstantExterior, s, std::move(value), std::move(m));
+}
+Func constant_exterior(const Func& s, Expr value, std::vector<Expr> m) {
+  return apply(Condition::ConstantExterior, s, std::move(value), std::move(m));
 }
 
 } // namespace trapeze::boundary
