@@ -94,10 +94,10 @@ int run(int argc, char** argv) {
       b = Buffer(b.type(), b.extents());
     std::vector<Variant> variants = {
         {"planar", [&] { compiled.run(bound, planar, out_planar, threads); },
-         [&] { return out_planar; }},
+         [&] { return out_planar; }, ""},
         {"interleaved",
          [&] { compiled_interleaved.run(bound, interleaved, out_interleaved, threads); },
-         [&] { return out_interleaved; }}};
+         [&] { return out_interleaved; }, ""}};
     const std::vector<VariantResult> r = time_interleaved(variants, reps, 0.0, nullptr);
     for (const VariantResult& v : r)
       if (v.check != "reference" && v.check != "ok")

@@ -16,6 +16,9 @@ struct Variant {
   std::string name;                  ///< "trapeze naive", "halide manual", ...
   std::function<void()> run;         ///< one run on the shared inputs
   std::function<BufferMap()> result; ///< the outputs of the last run
+  /// What the row's time is of, where that is not what trapeze's rows compute
+  /// (a peer computing a larger image than asked); printed under the table.
+  std::string note;
 };
 
 /// Times of one variant.
@@ -34,6 +37,7 @@ struct AppResult {
   double floor_ms = 0;          ///< floor_bytes at the measured copy bandwidth
   std::vector<VariantResult> variants;
   std::vector<std::string> skipped; ///< variants that could not run, with why
+  std::vector<std::string> notes;   ///< "<variant>: <its note>"
 };
 
 struct BenchOptions {

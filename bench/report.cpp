@@ -90,6 +90,8 @@ std::string format_table(const BenchReport& r) {
     out += fmt::format("  {:<{}} {:>10.2f} {:>10} {:>11} {:>9}  ({:.1f} MB read + written)\n",
                        "memory floor", w, a.floor_ms, "", "", "",
                        static_cast<double>(a.floor_bytes) / 1e6);
+    for (const std::string& s : a.notes)
+      out += "  note: " + s + "\n";
     for (const std::string& s : a.skipped)
       out += "  skipped: " + s + "\n";
   }
@@ -133,6 +135,7 @@ std::string format_json(const BenchReport& r) {
                                 {"vs_floor", v.median_ms / a.floor_ms},
                                 {"check", v.check}});
     }
+    ja["notes"] = a.notes;
     ja["skipped"] = a.skipped;
     j["apps"].push_back(ja);
   }

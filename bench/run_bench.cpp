@@ -111,6 +111,8 @@ BenchReport run_bench(const BenchOptions& options) {
       for (Variant& v : peer_variants(peer, ctx, result.skipped))
         variants.push_back(std::move(v));
     }
+    for (const Variant& v : variants)
+      if (!v.note.empty()) result.notes.push_back(v.name + ": " + v.note);
     const BufferMap outputs = allocate_outputs(p, bound);
     result.floor_bytes = bytes_of(*inputs) + bytes_of(outputs);
     result.floor_ms = static_cast<double>(result.floor_bytes) / (report.copy_bandwidth_gbs * 1e6);

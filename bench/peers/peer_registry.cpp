@@ -4,6 +4,8 @@
 
 #include "trapeze/error.h"
 
+#include <algorithm>
+
 namespace trapeze::bench {
 
 std::vector<Variant> peer_variants(const std::string& peer, [[maybe_unused]] const PeerContext& ctx,
@@ -27,6 +29,25 @@ std::vector<Variant> peer_variants(const std::string& peer, [[maybe_unused]] con
 #endif
   }
   throw Error("unknown peer '" + peer + "' (known: halide, opencv)");
+}
+
+std::string fixed_size_note(const std::vector<std::int64_t>& extents,
+                            const std::vector<std::int64_t>& least) {
+  const auto shape = [](const std::vector<std::int64_t>& e) {
+    std::string s;
+    for (const std::int64_t n : e)
+      s += "[" + std::to_string(n) + "]";
+    return s;
+  };
+  bool smaller = false;
+  for (std::size_t d = 0; d < extents.size() && d < least.size(); ++d)
+    smaller = smaller || extents[d] < least[d];
+  if (!smaller) return "";
+  std::vector<std::int64_t> computed = extents;
+  for (std::size_t d = 0; d < computed.size() && d < least.size(); ++d)
+    computed[d] = std::max(computed[d], least[d]);
+  return "timed at Halide's fixed size: computes " + shape(computed) + " (its tiles fit no " +
+         "smaller output) and keeps the " + shape(extents) + " asked for";
 }
 
 std::vector<std::string> app_names(const PeerMakers& makers) {

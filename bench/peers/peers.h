@@ -7,6 +7,7 @@
 #include "app.h"
 #include "harness.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,13 @@ using PeerMaker = std::vector<Variant> (*)(const PeerContext&);
 using PeerMakers = std::map<std::string, PeerMaker>;
 /// The app names of `makers`, sorted.
 std::vector<std::string> app_names(const PeerMakers& makers);
+
+/// The note of a peer's row that computes its output at a fixed size of its own
+/// (`least`, trapeze's order of dimensions; Halide's autoscheduled tiles fit
+/// no smaller output) and keeps the part asked for (`extents`): what the time
+/// is of. Empty where no extent is below `least`.
+std::string fixed_size_note(const std::vector<std::int64_t>& extents,
+                            const std::vector<std::int64_t>& least);
 
 /// The peers' implementations, per library (bench/peers/halide/, opencv/).
 /// Both return the variants they have for ctx.app (none: an app they do not

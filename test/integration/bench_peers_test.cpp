@@ -167,10 +167,59 @@ TEST(BenchPeers, EveryAppWithBothPeersAgreesWithTrapeze) {
           << app.at("app") << ", " << v.at("name") << ": " << check;
     }
 
+  // At --small the autoscheduled Halide rows of camera_pipe and interpolate
+  // compute Halide's fixed size; the table and the JSON say so.
+  for (const auto& app : r.json.at("apps")) {
+    const std::string name = app.at("app").get<std::string>();
+    const auto notes = app.at("notes").get<std::vector<std::string>>();
+    const auto peers = bench::peer_apps("halide");
+    const bool padded = (name == "camera_pipe" || name == "interpolate") &&
+                        std::find(peers.begin(), peers.end(), name) != peers.end();
+    SCOPED_TRACE(name);
+    EXPECT_EQ(notes.size(), padded ? 2u : 0u);
+    for (const std::string& note : notes) {
+      EXPECT_THAT(note, testing::StartsWith("halide "));
+      EXPECT_THAT(note, HasSubstr(": timed at Halide's fixed size: computes [3]["));
+      EXPECT_THAT(r.table, HasSubstr("  note: " + note + "\n"));
+    }
+  }
+
   const auto rows = rows_by_app(r.json);
   expect_peer_rows(rows, "halide", bench::peer_apps("halide"), halide_rows, true);
   expect_peer_rows(rows, "opencv", bench::peer_apps("opencv"), opencv_rows, false);
   expect_aligned_columns(r.table, r.json);
+}
+
+TEST(BenchPeers, FixedSizeNoteNamesWhatIsComputedAndWhatIsKept) {
+  const std::vector<std::int64_t> fixed = {3, 2560, 1536};
+  EXPECT_EQ(bench::fixed_size_note({3, 64, 80}, fixed),
+            "timed at Halide's fixed size: computes [3][2560][1536] (its tiles fit no smaller "
+            "output) and keeps the [3][64][80] asked for");
+  // One extent below the fixed size is enough; the larger ones are kept.
+  EXPECT_EQ(bench::fixed_size_note({3, 4000, 100}, fixed),
+            "timed at Halide's fixed size: computes [3][4000][1536] (its tiles fit no smaller "
+            "output) and keeps the [3][4000][100] asked for");
+  EXPECT_EQ(bench::fixed_size_note(fixed, fixed), "");
+  EXPECT_EQ(bench::fixed_size_note({3, 4000, 2000}, fixed), "");
+}
+
+TEST(BenchPeers, NotesArePrintedUnderTheirAppsTableAndInTheJson) {
+  bench::BenchReport report;
+  bench::AppResult app;
+  app.app = "interpolate";
+  app.floor_ms = 1;
+  bench::VariantResult row;
+  row.name = "halide adams2019";
+  row.median_ms = row.min_ms = 2;
+  row.check = "ok";
+  app.variants.push_back(row);
+  app.notes.push_back("halide adams2019: timed at Halide's fixed size");
+  report.apps.push_back(app);
+  EXPECT_THAT(bench::format_table(report),
+              HasSubstr("\n  note: halide adams2019: timed at Halide's fixed size\n"));
+  const auto j = nlohmann::json::parse(bench::format_json(report));
+  EXPECT_EQ(j.at("apps").at(0).at("notes"),
+            nlohmann::json::array({"halide adams2019: timed at Halide's fixed size"}));
 }
 
 TEST(BenchPeers, PeerAppsAreThoseThisBuildHas) {

@@ -15,24 +15,29 @@ std::vector<Variant> halide_camera_pipe_variants(const PeerContext& ctx) {
   const auto colour_temp = static_cast<float>(ctx.bound.at("colour_temp").f);
   const auto gamma = static_cast<float>(ctx.bound.at("gamma").f);
   const auto contrast = static_cast<float>(ctx.bound.at("contrast").f);
+  // process's domain starts at (c, x, y) = (0, 12, 16). The autoschedulers'
+  // tiles fit outputs of the default size ([3][1920][2528]); smaller ones are
+  // computed padded to it (the generator clamps its reads of img), and their
+  // rows say so.
+  static const std::vector<int> autoscheduled_least = {3, 1920, 2528};
   const auto call = [=](Function f, const BufferMap& in, BufferMap& out) {
     auto img = halide_view(in.at("img"));
     auto m3200 = halide_view(in.at("matrix_3200"));
     auto m7000 = halide_view(in.at("matrix_7000"));
-    // process's domain starts at (c, x, y) = (0, 12, 16). The autoschedulers'
-    // tiles fit outputs of the default size ([3][1920][2528]); smaller ones
-    // are computed padded to it (the generator clamps its reads of img).
     const std::vector<int> least =
-        f == halide_camera_pipe_manual ? std::vector<int>{} : std::vector<int>{3, 1920, 2528};
+        f == halide_camera_pipe_manual ? std::vector<int>{} : autoscheduled_least;
     return halide_run_padded(out.at("process"), {0, 12, 16}, least, [&](halide_buffer_t* process) {
       return f(img, m3200, m7000, colour_temp, gamma, contrast, process);
     });
   };
-  return halide_variants_of<Function>(ctx,
-                                      {{"manual", halide_camera_pipe_manual},
-                                       {"mullapudi2016", halide_camera_pipe_mullapudi2016},
-                                       {"adams2019", halide_camera_pipe_adams2019}},
-                                      call);
+  std::vector<Variant> variants =
+      halide_variants_of<Function>(ctx,
+                                   {{"manual", halide_camera_pipe_manual},
+                                    {"mullapudi2016", halide_camera_pipe_mullapudi2016},
+                                    {"adams2019", halide_camera_pipe_adams2019}},
+                                   call);
+  note_fixed_size(variants, ctx, "process", autoscheduled_least);
+  return variants;
 }
 
 } // namespace trapeze::bench

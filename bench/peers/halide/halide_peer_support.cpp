@@ -158,6 +158,15 @@ int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
   return 0;
 }
 
+void note_fixed_size(std::vector<Variant>& variants, const PeerContext& ctx,
+                     const std::string& output, const std::vector<int>& least) {
+  const std::vector<std::int64_t> extents =
+      allocate_outputs(ctx.pipeline, ctx.bound).at(output).extents();
+  const std::string note = fixed_size_note(extents, {least.begin(), least.end()});
+  for (Variant& v : variants)
+    if (v.name != "halide manual") v.note = note;
+}
+
 namespace {
 
 // Halide's runtime allocates every compute_root buffer in each call, through

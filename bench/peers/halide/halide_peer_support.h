@@ -51,6 +51,12 @@ int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
                       const std::vector<int>& min_extents,
                       const std::function<int(halide_buffer_t*)>& run);
 
+/// Gives every row of `variants` but "halide manual" the note that it computes
+/// `output` at least `least` large (halide_run_padded's min_extents) where the
+/// bound size is smaller (fixed_size_note).
+void note_fixed_size(std::vector<Variant>& variants, const PeerContext& ctx,
+                     const std::string& output, const std::vector<int>& least);
+
 /// One Halide row (used by halide_variants_of).
 Variant halide_variant(const PeerContext& ctx, const std::string& name,
                        std::function<int(const BufferMap& inputs, BufferMap& outputs)> call);
