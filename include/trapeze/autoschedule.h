@@ -45,7 +45,7 @@ struct MachineModel {
   /// JSON (docs/autoschedule.md); from_json takes any subset of the fields over
   /// `base`, and throws trapeze::Error naming a malformed field.
   std::string to_json() const;
-  static MachineModel from_json(const std::string& json, const MachineModel& base = host(),
+  static MachineModel from_json(const std::string& text, const MachineModel& base = host(),
                                 const std::string& what = "machine model");
   static MachineModel load(const std::string& path, const MachineModel& base = host());
   /// Throws trapeze::Error unless every figure is positive (l3 may be 0).

@@ -116,7 +116,7 @@ struct Schedule {
   /// JSON text (field names in docs/schedule.md); from_json reverses it and
   /// throws trapeze::Error with the JSON path of a malformed field.
   std::string to_json() const;
-  static Schedule from_json(const std::string& json);
+  static Schedule from_json(const std::string& text);
   static Schedule load(const std::string& path);
 };
 

@@ -22,7 +22,7 @@ namespace trapeze {
 using namespace ir;
 using namespace analysis;
 // Insertion-ordered, so the document reads in the order of docs/explain.md.
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 namespace {
 
@@ -142,7 +142,7 @@ Report analyse(const Pipeline& p) {
 
 std::string param_value_text(const ParamValue& v) {
   if (!v.is_float) return std::to_string(v.i);
-  json j = v.f; // shortest round-tripping text
+  ordered_json j = v.f; // shortest round-tripping text
   return j.dump();
 }
 
@@ -343,32 +343,33 @@ void text_alignment(std::string& out, const Report& r) {
 
 // ---- JSON ---------------------------------------------------------------------------------------
 
-json box_json(const std::optional<Box>& box) {
+ordered_json box_json(const std::optional<Box>& box) {
   if (!box) return nullptr;
-  return json{{"lo", box->lo}, {"hi", box->hi}};
+  return ordered_json{{"lo", box->lo}, {"hi", box->hi}};
 }
 
-json intervals_json(const std::vector<std::string>& vars, const std::vector<Interval>& domain) {
-  json out = json::array();
+ordered_json intervals_json(const std::vector<std::string>& vars,
+                            const std::vector<Interval>& domain) {
+  ordered_json out = ordered_json::array();
   for (std::size_t k = 0; k < domain.size(); ++k)
     out.push_back(
         {{"var", vars[k]}, {"lo", to_string(domain[k].lo)}, {"hi", to_string(domain[k].hi)}});
   return out;
 }
 
-json param_value_json(const ParamValue& v) {
+ordered_json param_value_json(const ParamValue& v) {
   if (v.is_float) return v.f;
   return v.i;
 }
 
-json definition_json(const Function& f) {
+ordered_json definition_json(const Function& f) {
   const Definition& d = f.definition();
-  json out = {{"kind", definition_kind(d)}};
+  ordered_json out = {{"kind", definition_kind(d)}};
   if (d.is_reduction()) {
     const Reduction& red = *d.reduction;
-    json updates = json::array();
+    ordered_json updates = ordered_json::array();
     for (const ReductionUpdate& u : red.updates) {
-      json target = json::array();
+      ordered_json target = ordered_json::array();
       for (const Expr& t : u.target)
         target.push_back(to_string(t));
       updates.push_back({{"op", reduce_op_name(u.op)},
@@ -381,7 +382,7 @@ json definition_json(const Function& f) {
                         {"updates", updates}};
     return out;
   }
-  json cases = json::array();
+  ordered_json cases = ordered_json::array();
   for (const ir::Case& c : d.cases)
     cases.push_back({{"condition", to_string(c.condition)}, {"value", to_string(c.value)}});
   out["cases"] = cases;
@@ -390,15 +391,15 @@ json definition_json(const Function& f) {
   return out;
 }
 
-json edge_json(const EdgeDependence& e) {
-  json accesses = json::array();
+ordered_json edge_json(const EdgeDependence& e) {
+  ordered_json accesses = ordered_json::array();
   for (const AccessInfo& a : e.accesses) {
-    json indices = json::array();
+    ordered_json indices = ordered_json::array();
     const auto& args = a.access.as<Access>()->args;
     for (std::size_t k = 0; k < args.size(); ++k) {
-      json idx = {{"text", to_string(args[k])}, {"kind", access_kind_name(a.kinds[k])}};
+      ordered_json idx = {{"text", to_string(args[k])}, {"kind", access_kind_name(a.kinds[k])}};
       if (const auto& f = a.forms[k]) {
-        json vars = json::object(), params = json::object();
+        ordered_json vars = ordered_json::object(), params = ordered_json::object();
         for (const auto& [n, c] : f->vars)
           vars[n] = c;
         for (const auto& [n, c] : f->params)
@@ -416,13 +417,13 @@ json edge_json(const EdgeDependence& e) {
     accesses.push_back(
         {{"text", to_string(a.access)}, {"context", a.context}, {"indices", indices}});
   }
-  json dims = json::array();
+  ordered_json dims = ordered_json::array();
   for (const DimDependence& d : e.dims) {
-    json j = {{"kind", dim_dependence_kind_name(d.kind)},
-              {"summary", d.str()},
-              {"uniform", d.is_uniform()},
-              {"parametric", d.parametric},
-              {"note", d.note}};
+    ordered_json j = {{"kind", dim_dependence_kind_name(d.kind)},
+                      {"summary", d.str()},
+                      {"uniform", d.is_uniform()},
+                      {"parametric", d.parametric},
+                      {"note", d.note}};
     if (d.kind == DimDependenceKind::Aligned) {
       j["consumer_var"] = d.consumer_var;
       j["consumer_dim"] = d.consumer_dim;
@@ -440,25 +441,25 @@ json edge_json(const EdgeDependence& e) {
           {"accesses", accesses},           {"dims", dims}};
 }
 
-json group_json(const Group& g) {
+ordered_json group_json(const Group& g) {
   const GroupAlignment& a = g.alignment;
-  json names = json::array();
+  ordered_json names = ordered_json::array();
   for (const Function* f : g.stages)
     names.push_back(f->name());
-  json placements = json::array();
+  ordered_json placements = ordered_json::array();
   for (const StageAlignment& s : a.stages)
     placements.push_back({{"stage", s.stage->name()},
                           {"common_dim", s.common_dim},
                           {"scale", s.scale},
                           {"text", s.str(a.common_dims)}});
-  json deps = json::array();
+  ordered_json deps = ordered_json::array();
   for (const UniformDependence& u : a.dependences)
     deps.push_back({{"producer", u.producer->name()},
                     {"consumer", u.consumer->name()},
                     {"lo", u.lo},
                     {"hi", u.hi},
                     {"broadcast", u.broadcast}});
-  json parts = json::array();
+  ordered_json parts = ordered_json::array();
   for (const Group& part : g.parts)
     parts.push_back(group_json(part));
   return {{"stages", names},
@@ -470,8 +471,8 @@ json group_json(const Group& g) {
           {"parts", parts}};
 }
 
-json alignment_json(const Report& r) {
-  json groups = json::array();
+ordered_json alignment_json(const Report& r) {
+  ordered_json groups = ordered_json::array();
   for (const Group& g : r.components)
     groups.push_back(group_json(g));
   return {{"whole_pipeline", r.components.size() <= 1},
@@ -498,18 +499,18 @@ std::string explain_text(const Pipeline& p, const ParamValues& bound) {
 
 std::string explain_json(const Pipeline& p, const ParamValues& bound) {
   const Report r = analyse(p);
-  json params = json::array();
+  ordered_json params = ordered_json::array();
   for (const ParamInfo& pi : p.params()) {
     const auto it = bound.find(pi.name);
     params.push_back(
         {{"name", pi.name},
          {"type", std::string(type_name(pi.type))},
-         {"value", it == bound.end() ? json(nullptr) : param_value_json(it->second)},
-         {"default", pi.has_default ? param_value_json(pi.default_value) : json(nullptr)}});
+         {"value", it == bound.end() ? ordered_json(nullptr) : param_value_json(it->second)},
+         {"default", pi.has_default ? param_value_json(pi.default_value) : ordered_json(nullptr)}});
   }
-  json inputs = json::array();
+  ordered_json inputs = ordered_json::array();
   for (const InputImagePtr& in : p.inputs()) {
-    json extents = json::array();
+    ordered_json extents = ordered_json::array();
     for (const Expr& e : in->extents())
       extents.push_back(to_string(e));
     inputs.push_back({{"name", in->name()},
@@ -517,11 +518,11 @@ std::string explain_json(const Pipeline& p, const ParamValues& bound) {
                       {"extents", extents},
                       {"domain", box_json(try_domain(*in, bound))}});
   }
-  json stages = json::array();
+  ordered_json stages = ordered_json::array();
   for (std::size_t i = 0; i < p.stages().size(); ++i) {
     const Function& f = *p.stages()[i];
     const StageClassification& c = r.classes[i];
-    json all = json::array();
+    ordered_json all = ordered_json::array();
     for (StageClass k : c.classes())
       all.push_back(stage_class_name(k));
     stages.push_back(
@@ -537,11 +538,12 @@ std::string explain_json(const Pipeline& p, const ParamValues& bound) {
           {{"primary", stage_class_name(c.primary)}, {"all", all}, {"reasons", c.reasons}}},
          {"definition", definition_json(f)}});
   }
-  json edges = json::array();
+  ordered_json edges = ordered_json::array();
   for (const EdgeDependence& e : r.edges)
     edges.push_back(edge_json(e));
-  const json doc = {{"pipeline", p.name()}, {"params", params}, {"inputs", inputs},
-                    {"stages", stages},     {"edges", edges},   {"alignment", alignment_json(r)}};
+  const ordered_json doc = {{"pipeline", p.name()}, {"params", params},
+                            {"inputs", inputs},     {"stages", stages},
+                            {"edges", edges},       {"alignment", alignment_json(r)}};
   return doc.dump(2) + "\n";
 }
 

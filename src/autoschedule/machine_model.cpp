@@ -20,7 +20,7 @@ namespace trapeze {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 // The CPUs this process may run on (a container or `taskset` may allow fewer
 // than the machine has).
@@ -155,16 +155,16 @@ MachineModel detect() {
   return m;
 }
 
-std::int64_t integer_field(const json& doc, const char* key, std::int64_t current,
+std::int64_t integer_field(const ordered_json& doc, const char* key, std::int64_t current,
                            const std::string& what) {
   if (!doc.contains(key)) return current;
-  const json& v = doc[key];
+  const ordered_json& v = doc[key];
   if (!v.is_number_integer())
     throw Error(what + ": field '" + key + "' must be an integer, got " + v.dump());
   return v.get<std::int64_t>();
 }
 
-int int_field(const json& doc, const char* key, int current, const std::string& what) {
+int int_field(const ordered_json& doc, const char* key, int current, const std::string& what) {
   const std::int64_t v = integer_field(doc, key, current, what);
   if (v < 0 || v > (1 << 20))
     throw Error(what + ": field '" + key + "' must be between 1 and 1048576, got " +
@@ -196,7 +196,7 @@ void MachineModel::validate() const {
 }
 
 std::string MachineModel::to_json() const {
-  json j;
+  ordered_json j;
   j["cores"] = cores;
   j["l1_bytes"] = l1_bytes;
   j["l2_bytes"] = l2_bytes;
@@ -209,7 +209,7 @@ std::string MachineModel::to_json() const {
 
 MachineModel MachineModel::from_json(const std::string& text, const MachineModel& base,
                                      const std::string& what) {
-  const json doc = frontend::parse_strict_json(text, what);
+  const ordered_json doc = frontend::parse_strict_json(text, what);
   if (!doc.is_object()) throw Error(what + ": expected a JSON object, got " + doc.dump());
   static const char* const fields[] = {
       "cores", "l1_bytes", "l2_bytes", "l3_bytes", "cache_line_bytes", "vector_bytes", "source"};

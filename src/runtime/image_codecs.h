@@ -6,6 +6,8 @@
 #include "trapeze/error.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,12 @@ Buffer read_tiff_file(const std::string& path);
 void write_tiff_file(const Buffer& image, const std::string& path);
 Buffer read_npy_file(const std::string& path);
 void write_npy_file(const Buffer& image, const std::string& path);
+
+/// A FILE* closed when it goes out of scope (by the writers and the .npy reader).
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 /// "'path'": how every message names a file.
 inline std::string quoted(const std::string& path) { return "'" + path + "'"; }

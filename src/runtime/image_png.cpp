@@ -44,11 +44,6 @@ void on_png_warning(png_structp, png_const_charp) {
   // Warnings (unknown chunks, odd gamma) do not stop reading; stay quiet.
 }
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
 /// The decoded layout after the expansions set in read_png_header.
 struct PngLayout {
   png_uint_32 rows = 0, cols = 0;
