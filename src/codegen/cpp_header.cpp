@@ -97,20 +97,32 @@ std::string identifier(const std::string& name) {
 // The typed C++ function: trapeze_aot::<name>(parameters, inputs, outputs).
 std::string typed_function(const Pipeline& p, const std::string& symbol) {
   const std::string name = symbol.substr(std::string("trapeze_").size());
+  // The arguments' identifiers, distinct: a name that identifier() suffixes
+  // ("view" -> "view_") may meet one the user wrote so ("view_"); the later
+  // argument then gets another '_'.
+  std::set<std::string> taken;
+  const auto argument = [&taken](const std::string& user_name) {
+    std::string s = identifier(user_name);
+    while (!taken.insert(s).second)
+      s += "_";
+    return s;
+  };
   std::vector<std::string> arguments, params, inputs, outputs;
   for (const ParamInfo& q : p.params()) {
-    arguments.push_back(std::string(cpp_type_name(q.type)) + " " + identifier(q.name));
-    params.push_back(identifier(q.name));
+    params.push_back(argument(q.name));
+    arguments.push_back(std::string(cpp_type_name(q.type)) + " " + params.back());
   }
   for (const auto& in : p.inputs()) {
+    const std::string arg = argument(in->name());
     arguments.push_back("view<const " + std::string(cpp_type_name(in->type())) + ", " +
-                        std::to_string(in->dimensions()) + "> " + identifier(in->name()));
-    inputs.push_back("buffer_of(" + identifier(in->name()) + ")");
+                        std::to_string(in->dimensions()) + "> " + arg);
+    inputs.push_back("buffer_of(" + arg + ")");
   }
   for (const auto& out : p.outputs()) {
+    const std::string arg = argument(out->name());
     arguments.push_back("view<" + std::string(cpp_type_name(out->type())) + ", " +
-                        std::to_string(out->dimensions()) + "> " + identifier(out->name()));
-    outputs.push_back("buffer_of(" + identifier(out->name()) + ")");
+                        std::to_string(out->dimensions()) + "> " + arg);
+    outputs.push_back("buffer_of(" + arg + ")");
   }
   const auto join = [](const std::vector<std::string>& parts) {
     std::string s;

@@ -314,12 +314,14 @@ TEST(Compiled, HeaderCompilesAsCAndAsCpp) {
   const std::string d = dir;
   std::ofstream(d + "/blur.h") << testing_support::generate_cpp(blur_pipeline()).header;
   std::ofstream(d + "/iy.h") << testing_support::generate_cpp(iy_pipeline()).header;
-  // Names the typed function and trapeze_aot use themselves.
+  // Names the typed function and trapeze_aot use themselves, and names the
+  // user wrote as those become ("view_" beside "view").
   Param threads("num_threads");
   Var x("x");
   Image view("view", ScalarType::Int32, {threads});
+  Image view_("view_", ScalarType::Int32, {threads});
   Func status("status", ScalarType::Int32, {x}, {{0, threads - 1}});
-  status.define(view(x) + 1);
+  status.define(view(x) + view_(x));
   std::ofstream(d + "/dense.h")
       << testing_support::generate_cpp(Pipeline({status}, "dense")).header;
   const std::string includes = "#include \"blur.h\"\n#include \"iy.h\"\n#include \"dense.h\"\n";
