@@ -183,6 +183,14 @@ bool BoundsProver::prove_le(const Expr& a, const Expr& b) const {
   return false;
 }
 
+std::vector<Expr> BoundsProver::extents(const std::vector<Interval>& box) const {
+  std::vector<Expr> out;
+  for (const Interval& range : box)
+    out.push_back(simplify(
+        Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, range.hi, range.lo), Expr(1))));
+  return out;
+}
+
 Expr BoundsProver::simplify(const Expr& e) const {
   TRAPEZE_ASSERT(is_integer(e.type()) && e.type() != ScalarType::Bool,
                  "simplifying a non-integer bound " + ir::to_string(e));

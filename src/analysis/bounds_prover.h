@@ -53,6 +53,10 @@ public:
   /// An equivalent int64 expression with provably redundant min/max removed,
   /// constants pushed into min/max, and affine parts in canonical form.
   Expr simplify(const Expr& e) const;
+  /// The extents of a box, hi - lo + 1 per dimension, simplified: the shape
+  /// of a buffer holding a domain (lowering allocates it, the entry checks an
+  /// output against it, the header documents it).
+  std::vector<Expr> extents(const std::vector<Interval>& box) const;
 
 private:
   std::vector<AffineForm> facts_;

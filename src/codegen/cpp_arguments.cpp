@@ -245,14 +245,6 @@ std::string type_constant(ScalarType type) {
 
 } // namespace
 
-std::vector<Expr> output_extents(const ir::Function& f, const analysis::BoundsProver& prover) {
-  std::vector<Expr> extents;
-  for (const Interval& range : f.domain())
-    extents.push_back(prover.simplify(
-        Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, range.hi, range.lo), Expr(1))));
-  return extents;
-}
-
 BufferArgumentCode bind_buffer_arguments(const Pipeline& p,
                                          const std::function<std::string(const Expr&)>& extent,
                                          const std::string& threads) {
@@ -268,7 +260,7 @@ BufferArgumentCode bind_buffer_arguments(const Pipeline& p,
     const auto& f = p.outputs()[k];
     arguments.push_back({"output '" + f->name() + "'", "outputs[" + std::to_string(k) + "]",
                          argument_name(false, static_cast<int>(k)), f->type(),
-                         output_extents(*f, prover), false});
+                         prover.extents(f->domain()), false});
   }
 
   BufferArgumentCode code;

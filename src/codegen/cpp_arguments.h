@@ -23,10 +23,6 @@ extern const char* const kBufferArgumentDefinitions;
 /// input (or output) number `slot`: a tz_argument with `data` and `stride`.
 std::string argument_name(bool input, int slot);
 
-/// The extents of an output's buffer: its domain's, hi - lo + 1 per
-/// dimension, simplified (the entry checks them; the header documents them).
-std::vector<Expr> output_extents(const ir::Function& f, const analysis::BoundsProver& prover);
-
 /// The entry's code around the body for the caller's buffers.
 struct BufferArgumentCode {
   /// Before the body: each buffer checked against the pipeline (type,

@@ -181,7 +181,7 @@ std::string abi_comment(const Pipeline& p) {
     std::vector<Expr> origin;
     for (const Interval& range : f->domain())
       origin.push_back(prover.simplify(range.lo));
-    const std::vector<Expr> extents = output_extents(*f, prover);
+    const std::vector<Expr> extents = prover.extents(f->domain());
     s += "//   outputs[" + std::to_string(i) + "] " + f->name() + ": " +
          std::string(type_name(f->type())) + shape_text(extents) + ", element 0 holds the point " +
          tuple_text(origin) + "\n";

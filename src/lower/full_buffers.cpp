@@ -31,14 +31,6 @@ std::vector<Expr> origin_of(const std::vector<Interval>& box,
   return out;
 }
 
-std::vector<Expr> extents_of(const std::vector<Interval>& box,
-                             const analysis::BoundsProver& prover) {
-  std::vector<Expr> out;
-  for (const Interval& range : box)
-    out.push_back(prover.simplify(plus(sub(range.hi, range.lo), 1)));
-  return out;
-}
-
 } // namespace
 
 // Innermost first: heap buffers of the intermediate stages kept in full, then
@@ -53,13 +45,13 @@ Stmt full_buffers(const Stmt& s, const LoweringState& state) {
     const FunctionPtr& f = *it;
     if (p.is_output(*f) || !full.count(f.get())) continue;
     body = Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain(), prover),
-                          extents_of(f->domain(), prover), MemoryScope::Heap, -1, body);
+                          prover.extents(f->domain()), MemoryScope::Heap, -1, body);
   }
   for (std::size_t k = p.outputs().size(); k-- > 0;) {
     const FunctionPtr& f = p.outputs()[k];
-    body = Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain(), prover),
-                          extents_of(f->domain(), prover), MemoryScope::Output, static_cast<int>(k),
-                          body);
+    body =
+        Allocate::make(f->name(), f->name(), f->type(), origin_of(f->domain(), prover),
+                       prover.extents(f->domain()), MemoryScope::Output, static_cast<int>(k), body);
   }
   for (std::size_t k = p.inputs().size(); k-- > 0;) {
     const InputImagePtr& in = p.inputs()[k];
