@@ -23,7 +23,7 @@ void write_tiff_file(const Buffer& image, const std::string& path);
 Buffer read_npy_file(const std::string& path);
 void write_npy_file(const Buffer& image, const std::string& path);
 
-/// A FILE* closed when it goes out of scope (by the writers and the .npy reader).
+/// A FILE* closed when it goes out of scope (the PNG and .npy codecs).
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
