@@ -39,13 +39,10 @@ std::string fixed_size_note(const std::vector<std::int64_t>& extents,
       s += "[" + std::to_string(n) + "]";
     return s;
   };
-  bool smaller = false;
-  for (std::size_t d = 0; d < extents.size() && d < least.size(); ++d)
-    smaller = smaller || extents[d] < least[d];
-  if (!smaller) return "";
   std::vector<std::int64_t> computed = extents;
   for (std::size_t d = 0; d < computed.size() && d < least.size(); ++d)
     computed[d] = std::max(computed[d], least[d]);
+  if (computed == extents) return "";
   return "timed at Halide's fixed size: computes " + shape(computed) + " (its tiles fit no " +
          "smaller output) and keeps the " + shape(extents) + " asked for";
 }

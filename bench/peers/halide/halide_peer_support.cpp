@@ -160,8 +160,10 @@ int halide_run_padded(const Buffer& out, const std::vector<int>& mins,
 
 void note_fixed_size(std::vector<Variant>& variants, const PeerContext& ctx,
                      const std::string& output, const std::vector<int>& least) {
-  const std::vector<std::int64_t> extents =
-      allocate_outputs(ctx.pipeline, ctx.bound).at(output).extents();
+  const Box domain = concrete_domain(*ctx.pipeline.stage(output), ctx.bound);
+  std::vector<std::int64_t> extents;
+  for (int d = 0; d < domain.dimensions(); ++d)
+    extents.push_back(domain.extent(d));
   const std::string note = fixed_size_note(extents, {least.begin(), least.end()});
   for (Variant& v : variants)
     if (v.name != "halide manual") v.note = note;
