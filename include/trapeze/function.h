@@ -2,7 +2,9 @@
 //
 // A Function is created when the user declares a Func (name, variables,
 // domain, element type) and receives its definition exactly once. After that
-// it never changes, so a Pipeline can share it.
+// it never changes, so a Pipeline can share it; the one exception is a
+// boundary condition without margins, whose domain the first pipeline that
+// reads it widens, once (set_inferred_margins).
 //
 // Domain semantics: a stage is defined on its domain, a box whose bounds are
 // inclusive and affine in the parameters. A definition is either
@@ -17,6 +19,7 @@
 #include "trapeze/expr.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -63,11 +66,15 @@ struct Reduction {
 struct BoundaryOrigin {
   std::string condition;     ///< "repeat_edge", ..., "constant_exterior"
   std::string source;        ///< the input or stage it extends
-  std::vector<Expr> margins; ///< one per dimension
+  std::vector<Expr> margins; ///< one per dimension (empty while inferred ones await a pipeline)
   Expr value;                ///< constant_exterior's value (of the stage's type)
+  /// The user gave no margins: the first pipeline that reads the stage infers
+  /// them (ir/boundary_margins.h) and records them in `margins`.
+  bool margins_inferred = false;
 };
 /// As the text form writes it: "repeat_edge(img, [1, 1])",
-/// "constant_exterior(img, 0.0f, [R / 2, 1])".
+/// "constant_exterior(img, 0.0f, [R / 2, 1])", "repeat_edge(img)" where the
+/// margins are inferred.
 std::string boundary_text(const BoundaryOrigin& b);
 struct Definition {
   std::vector<Case> cases;
@@ -115,6 +122,16 @@ public:
   /// "'blurx' (declared at unsharp.cpp:12)": how error messages name a stage.
   std::string describe() const;
 
+  /// A boundary stage made without margins (trapeze/boundary.h) has its
+  /// source's domain until the first pipeline that reads it infers them.
+  bool awaits_margins() const;
+  /// Widens such a stage's domain by `margins` (one per dimension, >= 0) on
+  /// both sides and records them in its definition's BoundaryOrigin; called
+  /// once, by the pipeline named `pipeline` (ir/boundary_margins.h).
+  void set_inferred_margins(const std::vector<std::int64_t>& margins, const std::string& pipeline);
+  /// The pipeline that inferred this stage's margins (empty if none did).
+  const std::string& margins_inferred_by() const { return margins_inferred_by_; }
+
 private:
   /// The stages from this one back to itself through `reads` (the stages its
   /// new definition reads), if they close a cycle ([this, s1, ..., sk], sk
@@ -129,6 +146,7 @@ private:
   SourceLocation defined_at_;
   bool defined_ = false;
   Definition definition_;
+  std::string margins_inferred_by_;
   // What lets define() find a cycle without walking every stage it reaches
   // (quadratic over a chain of definitions); see cycle_through_this().
   /// How many reads of this stage were defined while it had no definition.

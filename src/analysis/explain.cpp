@@ -189,6 +189,15 @@ std::string definition_kind(const Definition& d) {
   return d.cases.empty() ? "pure" : "cases";
 }
 
+// "  (margins inferred: [1, 1])" after a boundary the user gave no margins.
+std::string inferred_margins_note(const BoundaryOrigin& b) {
+  if (!b.margins_inferred) return "";
+  std::string out = "  (margins inferred: [";
+  for (std::size_t i = 0; i < b.margins.size(); ++i)
+    out += (i ? ", " : "") + to_string(b.margins[i]);
+  return out + "])";
+}
+
 std::string update_text(const Function& f, const ReductionUpdate& u) {
   std::vector<std::string> target;
   for (const Expr& t : u.target)
@@ -278,7 +287,8 @@ void text_stage(std::string& out, const Pipeline& p, const Function& f,
     for (std::size_t i = 0; i < red.updates.size(); ++i)
       t.row({"update " + std::to_string(i), update_text(f, red.updates[i])});
   } else {
-    if (d.boundary) t.row({"boundary", boundary_text(*d.boundary)});
+    if (d.boundary)
+      t.row({"boundary", boundary_text(*d.boundary) + inferred_margins_note(*d.boundary)});
     for (std::size_t i = 0; i < d.cases.size(); ++i)
       t.row({"case " + std::to_string(i),
              to_string(d.cases[i].condition) + "  :  " + to_string(d.cases[i].value)});
@@ -388,6 +398,12 @@ ordered_json definition_json(const Function& f) {
   out["cases"] = cases;
   out["default"] = to_string(d.otherwise);
   if (d.boundary) out["boundary"] = boundary_text(*d.boundary);
+  if (d.boundary && d.boundary->margins_inferred) {
+    ordered_json margins = ordered_json::array();
+    for (const Expr& m : d.boundary->margins)
+      margins.push_back(to_string(m));
+    out["inferred_margins"] = margins;
+  }
   return out;
 }
 

@@ -1,9 +1,9 @@
 // Boundary conditions as stages defined by cases (trapeze/boundary.h).
 #include "trapeze/boundary.h"
 
+#include "ir/ir_operators.h"
 #include "trapeze/error.h"
 
-#include <climits>
 #include <functional>
 #include <string>
 
@@ -53,30 +53,10 @@ Expr source_index(Condition c, const Expr& v, const Expr& lo, const Expr& hi) {
   TRAPEZE_ASSERT(false, "no index for this condition");
 }
 
-// An integer literal as the DSL writes one: int32 where it fits.
-Expr literal(std::int64_t v) {
-  return v >= INT32_MIN && v <= INT32_MAX ? Expr(static_cast<int>(v)) : Expr(v);
-}
-
-// e + k, folded where e is a constant or ends in one (R - 1 + 1 is R), so
-// that the domains read as the user would write them.
-Expr shifted(const Expr& e, std::int64_t k) {
-  if (k == 0) return e;
-  if (const auto* c = e.as<ir::IntConst>()) return literal(c->value + k);
-  if (const auto* b = e.as<ir::Binary>()) {
-    const auto* c = b->b.as<ir::IntConst>();
-    if (c && (b->op == ir::BinaryOp::Add || b->op == ir::BinaryOp::Sub)) {
-      const std::int64_t rest = (b->op == ir::BinaryOp::Add ? c->value : -c->value) + k;
-      return rest == 0 ? b->a : rest > 0 ? b->a + literal(rest) : b->a - literal(-rest);
-    }
-  }
-  return k > 0 ? e + literal(k) : e - literal(-k);
-}
-
 // lo - m and hi + m, folded for a constant margin.
 Interval widened(const Interval& range, const Expr& m) {
   if (const auto* k = m.as<ir::IntConst>())
-    return {shifted(range.lo, -k->value), shifted(range.hi, k->value)};
+    return {ir::shifted_bound(range.lo, -k->value), ir::shifted_bound(range.hi, k->value)};
   return {range.lo - m, range.hi + m};
 }
 
@@ -87,10 +67,16 @@ struct Source {
   std::function<Expr(std::vector<Expr>)> read;
 };
 
-Func with_boundary(const Source& source, Condition c, const Expr& value, std::vector<Expr> margins,
-                   const std::string& given_name) {
+// Without margins (`given` is nullopt) every dimension gets its case, and the
+// domain is the source's until the first pipeline that reads the stage widens
+// it by what its readers need (ir/boundary_margins.h).
+Func with_boundary(const Source& source, Condition c, const Expr& value,
+                   const std::optional<std::vector<Expr>>& given, const std::string& given_name,
+                   SourceLocation made_at) {
   const std::string name = given_name.empty() ? source.name + "_" + condition_name(c) : given_name;
   const std::size_t dims = source.domain.size();
+  const bool inferred = !given.has_value();
+  const std::vector<Expr> margins = inferred ? std::vector<Expr>(dims, Expr(0)) : *given;
   if (margins.size() != dims)
     throw Error("boundary::" + std::string(condition_name(c)) + " of '" + source.name +
                 "': " + std::to_string(margins.size()) + " margins for " + std::to_string(dims) +
@@ -108,7 +94,7 @@ Func with_boundary(const Source& source, Condition c, const Expr& value, std::ve
     vars.push_back(v);
     domain.push_back(widened(range, m));
     direct.push_back(v);
-    const bool untouched = m.as<ir::IntConst>() && m.as<ir::IntConst>()->value == 0;
+    const bool untouched = !inferred && m.as<ir::IntConst>() && m.as<ir::IntConst>()->value == 0;
     outside.push_back(untouched || c == Condition::ConstantExterior
                           ? Expr(v)
                           : source_index(c, v, range.lo, range.hi));
@@ -116,30 +102,35 @@ Func with_boundary(const Source& source, Condition c, const Expr& value, std::ve
     const Expr here = v.in(range.lo, range.hi);
     inside = inside.defined() ? (inside && here) : here;
   }
-  Func f(name, source.type, vars, domain);
+  Func f(name, source.type, vars, domain, made_at);
   ir::Definition def;
-  def.boundary =
-      ir::BoundaryOrigin{condition_name(c), source.name, margins,
-                         c == Condition::ConstantExterior ? cast(source.type, value) : Expr()};
+  def.boundary = ir::BoundaryOrigin{
+      condition_name(c), source.name, inferred ? std::vector<Expr>() : margins,
+      c == Condition::ConstantExterior ? cast(source.type, value) : Expr(), inferred};
   if (!inside.defined()) { // no margin anywhere: the source itself
     def.otherwise = source.read(direct);
   } else {
     def.cases.push_back({inside, source.read(direct)});
     def.otherwise = c == Condition::ConstantExterior ? def.boundary->value : source.read(outside);
   }
-  f.contents()->define(std::move(def), SourceLocation::current());
+  f.contents()->define(std::move(def), made_at);
   return f;
 }
 
 Source of(const Image& image) {
   std::vector<Interval> domain;
   for (const Expr& e : image.contents()->extents())
-    domain.emplace_back(Expr(0), shifted(e, -1));
+    domain.emplace_back(Expr(0), ir::shifted_bound(e, -1));
   return {image.name(), image.type(), domain,
           [image](std::vector<Expr> at) { return image.access(std::move(at)); }};
 }
 
 Source of(const Func& stage) {
+  if (stage.contents()->awaits_margins())
+    throw Error("a boundary condition of stage " + stage.contents()->describe() +
+                ", whose own margins are still to be inferred: give that stage's margins "
+                "explicitly (a boundary's margins are inferred from stages that read it, and "
+                "this one would read it before its domain is known)");
   return {stage.name(), stage.type(), stage.contents()->domain(),
           [stage](std::vector<Expr> at) { return stage.access(std::move(at)); }};
 }
@@ -148,42 +139,74 @@ Source of(const Func& stage) {
 
 // Every condition goes through apply; the Halide-named functions below are
 // apply with the default name.
-Func apply(Condition c, const Image& s, Expr value, std::vector<Expr> m, const std::string& name) {
-  return with_boundary(of(s), c, value, std::move(m), name);
+Func apply(Condition c, const Image& s, Expr value, std::optional<std::vector<Expr>> m,
+           const std::string& name, MadeAt made_at) {
+  return with_boundary(of(s), c, value, m, name, made_at.where);
 }
-Func apply(Condition c, const Func& s, Expr value, std::vector<Expr> m, const std::string& name) {
-  return with_boundary(of(s), c, value, std::move(m), name);
+Func apply(Condition c, const Func& s, Expr value, std::optional<std::vector<Expr>> m,
+           const std::string& name, MadeAt made_at) {
+  return with_boundary(of(s), c, value, m, name, made_at.where);
 }
 
-Func repeat_edge(const Image& s, std::vector<Expr> m) {
-  return apply(Condition::RepeatEdge, s, {}, std::move(m));
+Func repeat_edge(const Image& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::RepeatEdge, s, {}, std::move(m), "", at);
 }
-Func repeat_edge(const Func& s, std::vector<Expr> m) {
-  return apply(Condition::RepeatEdge, s, {}, std::move(m));
+Func repeat_edge(const Func& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::RepeatEdge, s, {}, std::move(m), "", at);
 }
-Func repeat_image(const Image& s, std::vector<Expr> m) {
-  return apply(Condition::RepeatImage, s, {}, std::move(m));
+Func repeat_edge(const Image& s, MadeAt at) {
+  return apply(Condition::RepeatEdge, s, {}, std::nullopt, "", at);
 }
-Func repeat_image(const Func& s, std::vector<Expr> m) {
-  return apply(Condition::RepeatImage, s, {}, std::move(m));
+Func repeat_edge(const Func& s, MadeAt at) {
+  return apply(Condition::RepeatEdge, s, {}, std::nullopt, "", at);
 }
-Func mirror_image(const Image& s, std::vector<Expr> m) {
-  return apply(Condition::MirrorImage, s, {}, std::move(m));
+Func repeat_image(const Image& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::RepeatImage, s, {}, std::move(m), "", at);
 }
-Func mirror_image(const Func& s, std::vector<Expr> m) {
-  return apply(Condition::MirrorImage, s, {}, std::move(m));
+Func repeat_image(const Func& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::RepeatImage, s, {}, std::move(m), "", at);
 }
-Func mirror_interior(const Image& s, std::vector<Expr> m) {
-  return apply(Condition::MirrorInterior, s, {}, std::move(m));
+Func repeat_image(const Image& s, MadeAt at) {
+  return apply(Condition::RepeatImage, s, {}, std::nullopt, "", at);
 }
-Func mirror_interior(const Func& s, std::vector<Expr> m) {
-  return apply(Condition::MirrorInterior, s, {}, std::move(m));
+Func repeat_image(const Func& s, MadeAt at) {
+  return apply(Condition::RepeatImage, s, {}, std::nullopt, "", at);
 }
-Func constant_exterior(const Image& s, Expr value, std::vector<Expr> m) {
-  return apply(Condition::ConstantExterior, s, std::move(value), std::move(m));
+Func mirror_image(const Image& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::MirrorImage, s, {}, std::move(m), "", at);
 }
-Func constant_exterior(const Func& s, Expr value, std::vector<Expr> m) {
-  return apply(Condition::ConstantExterior, s, std::move(value), std::move(m));
+Func mirror_image(const Func& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::MirrorImage, s, {}, std::move(m), "", at);
+}
+Func mirror_image(const Image& s, MadeAt at) {
+  return apply(Condition::MirrorImage, s, {}, std::nullopt, "", at);
+}
+Func mirror_image(const Func& s, MadeAt at) {
+  return apply(Condition::MirrorImage, s, {}, std::nullopt, "", at);
+}
+Func mirror_interior(const Image& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::MirrorInterior, s, {}, std::move(m), "", at);
+}
+Func mirror_interior(const Func& s, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::MirrorInterior, s, {}, std::move(m), "", at);
+}
+Func mirror_interior(const Image& s, MadeAt at) {
+  return apply(Condition::MirrorInterior, s, {}, std::nullopt, "", at);
+}
+Func mirror_interior(const Func& s, MadeAt at) {
+  return apply(Condition::MirrorInterior, s, {}, std::nullopt, "", at);
+}
+Func constant_exterior(const Image& s, Expr value, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::ConstantExterior, s, std::move(value), std::move(m), "", at);
+}
+Func constant_exterior(const Func& s, Expr value, std::vector<Expr> m, MadeAt at) {
+  return apply(Condition::ConstantExterior, s, std::move(value), std::move(m), "", at);
+}
+Func constant_exterior(const Image& s, Expr value, MadeAt at) {
+  return apply(Condition::ConstantExterior, s, std::move(value), std::nullopt, "", at);
+}
+Func constant_exterior(const Func& s, Expr value, MadeAt at) {
+  return apply(Condition::ConstantExterior, s, std::move(value), std::nullopt, "", at);
 }
 
 } // namespace trapeze::boundary

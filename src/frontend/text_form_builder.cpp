@@ -249,9 +249,10 @@ private:
                              b.source.name + ", [1, 1])");
     const Scope scope{
         {}, "a margin of stage '" + name.name + "' may use only declared parameters and constants"};
-    std::vector<Expr> margins;
+    std::optional<std::vector<Expr>> margins;
+    if (!b.margins.empty()) margins.emplace();
     for (const SyntaxExpr& m : b.margins)
-      margins.push_back(build(m, scope));
+      margins->push_back(build(m, scope));
     const Expr value = b.value ? build(*b.value, scope) : Expr();
     const auto input = inputs_.find(b.source.name);
     const auto stage = stages_.find(b.source.name);
@@ -259,10 +260,12 @@ private:
       fail(b.source.where, "unknown source '" + b.source.name + "' of stage '" + name.name +
                                "': a boundary condition extends an input or a stage declared "
                                "above it");
+    const boundary::MadeAt made_at = boundary::MadeAt::at(location(name.where));
     const Func made = at(name.where, [&] {
-      return input != inputs_.end()
-                 ? boundary::apply(*condition, Image(input->second), value, margins, name.name)
-                 : boundary::apply(*condition, Func(stage->second), value, margins, name.name);
+      return input != inputs_.end() ? boundary::apply(*condition, Image(input->second), value,
+                                                      margins, name.name, made_at)
+                                    : boundary::apply(*condition, Func(stage->second), value,
+                                                      margins, name.name, made_at);
     });
     stages_[name.name] = made.contents();
   }

@@ -200,21 +200,26 @@ private:
     return s;
   }
 
-  // CONDITION "(" SOURCE [ "," VALUE ] "," "[" MARGIN { "," MARGIN } "]" ")"; which
-  // conditions take a value is the builder's to say.
+  // CONDITION "(" SOURCE [ "," VALUE ] [ "," "[" MARGIN { "," MARGIN } "]" ] ")";
+  // which conditions take a value is the builder's to say. Without margins
+  // they are inferred from the stage's readers.
   SyntaxBoundary boundary() {
     SyntaxBoundary b;
     b.condition = name("after '='", "a boundary condition (repeat_edge, repeat_image, "
                                     "mirror_image, mirror_interior or constant_exterior)");
     expect("(", "after the boundary condition");
     b.source = name("after '('", "the input or stage the boundary condition extends");
+    b.margins_where = peek().where;
+    if (accept(")")) return b;
     expect(",", "after the boundary condition's source");
     if (!peek().is_symbol("[")) {
       b.value = expression();
+      b.margins_where = peek().where;
+      if (accept(")")) return b;
       expect(",", "after constant_exterior's value");
     }
     b.margins_where = peek().where;
-    expect("[", "before the margins (one per dimension, e.g. [1, 1])");
+    expect("[", "before the margins (one per dimension, e.g. [1, 1]; or none, to infer them)");
     b.margins.push_back(expression());
     while (accept(","))
       b.margins.push_back(expression());

@@ -92,13 +92,14 @@ struct SyntaxReduction {
 };
 
 /// `stage NAME(VARS): TYPE on DOMAIN` followed by its definition.
-/// `= CONDITION(SOURCE, [VALUE,] [MARGIN, ...])`: a boundary condition.
+/// `= CONDITION(SOURCE, [VALUE,] [MARGIN, ...])`: a boundary condition;
+/// without the margins, they are inferred from the stage's readers.
 struct SyntaxBoundary {
   SyntaxName condition;
   SyntaxName source;
   std::optional<SyntaxExpr> value; ///< constant_exterior's
-  std::vector<SyntaxExpr> margins;
-  TextPosition margins_where; ///< the '['
+  std::vector<SyntaxExpr> margins; ///< empty: inferred
+  TextPosition margins_where;      ///< the '[' (the ')' where there are none)
 };
 
 struct SyntaxStage {

@@ -1,20 +1,23 @@
 // Stages and inputs, and the checks made when a stage receives its definition.
 #include "trapeze/function.h"
 
+#include "ir/ir_operators.h"
 #include "ir/release_iteratively.h"
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <set>
 #include <unordered_set>
 
 namespace trapeze::ir {
 
 std::string boundary_text(const BoundaryOrigin& b) {
-  std::string out = b.condition + "(" + b.source + ", ";
-  if (b.value.defined()) out += to_string(b.value) + ", ";
-  out += "[";
+  std::string out = b.condition + "(" + b.source;
+  if (b.value.defined()) out += ", " + to_string(b.value);
+  if (b.margins_inferred) return out + ")";
+  out += ", [";
   for (std::size_t i = 0; i < b.margins.size(); ++i)
     out += (i ? ", " : "") + to_string(b.margins[i]);
   return out + "])";
@@ -102,6 +105,25 @@ const Definition& Function::definition() const {
 
 std::string Function::describe() const {
   return "'" + name_ + "' (declared at " + declared_at_.str() + ")";
+}
+
+bool Function::awaits_margins() const {
+  return defined_ && definition_.boundary && definition_.boundary->margins_inferred &&
+         margins_inferred_by_.empty();
+}
+
+void Function::set_inferred_margins(const std::vector<std::int64_t>& margins,
+                                    const std::string& pipeline) {
+  TRAPEZE_ASSERT(awaits_margins(), "margins inferred for a stage that does not await them");
+  TRAPEZE_ASSERT(margins.size() == domain_.size(), "one inferred margin per dimension");
+  for (std::size_t d = 0; d < margins.size(); ++d) {
+    TRAPEZE_ASSERT(margins[d] >= 0, "a negative inferred margin");
+    domain_[d] = {shifted_bound(domain_[d].lo, -margins[d]),
+                  shifted_bound(domain_[d].hi, margins[d])};
+    definition_.boundary->margins.push_back(
+        margins[d] <= INT32_MAX ? Expr(static_cast<int>(margins[d])) : Expr(margins[d]));
+  }
+  margins_inferred_by_ = pipeline.empty() ? "(unnamed)" : pipeline;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "trapeze/expr.h"
 
+#include <climits>
 #include <cstdint>
 
 namespace trapeze::ir {
@@ -46,6 +47,29 @@ inline Expr in_range(const Expr& e, const Expr& lo, const Expr& hi) {
 /// a && b, or the other where one is undefined.
 inline Expr and_defined(const Expr& a, const Expr& b) {
   return !a.defined() ? b : !b.defined() ? a : and_of(a, b);
+}
+
+/// e + k for a bound (an integer expression of parameters and constants),
+/// folded where e is a constant or ends in one (R - 1 + 1 is R), so that
+/// widened domains read as the user would write them. A new constant is
+/// int32 where it fits, as the DSL writes literals.
+inline Expr shifted_bound(const Expr& e, std::int64_t k) {
+  const auto literal = [](std::int64_t v) {
+    return v >= INT32_MIN && v <= INT32_MAX ? Expr(static_cast<int>(v)) : Expr(v);
+  };
+  if (k == 0) return e;
+  if (const auto* c = e.as<IntConst>()) return literal(c->value + k);
+  if (const auto* b = e.as<Binary>()) {
+    const auto* c = b->b.as<IntConst>();
+    if (c && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
+      const std::int64_t rest = (b->op == BinaryOp::Add ? c->value : -c->value) + k;
+      if (rest == 0) return b->a;
+      return rest > 0 ? Binary::make(BinaryOp::Add, b->a, literal(rest))
+                      : Binary::make(BinaryOp::Sub, b->a, literal(-rest));
+    }
+  }
+  return k > 0 ? Binary::make(BinaryOp::Add, e, literal(k))
+               : Binary::make(BinaryOp::Sub, e, literal(-k));
 }
 
 } // namespace trapeze::ir

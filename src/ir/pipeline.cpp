@@ -2,6 +2,7 @@
 // deterministic topological order, with its inputs and parameters.
 #include "trapeze/pipeline.h"
 
+#include "ir/boundary_margins.h"
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
@@ -111,6 +112,7 @@ Pipeline::Pipeline(const std::vector<FunctionPtr>& outputs, std::string name)
   for (const auto& [n, t] : param_types)
     params_.push_back(ParamInfo{n, t, false, {}, std::nullopt, std::nullopt});
   index_stages();
+  infer_boundary_margins(*this);
 }
 
 void Pipeline::index_stages() {

@@ -244,8 +244,29 @@ TEST(TextFormErrors, BadBoundaryConditions) {
             "bug.trapeze:3:32: unknown name 'y': a margin of stage 'p' may use only declared "
             "parameters and constants");
   EXPECT_EQ(error_of(header + "stage p = repeat_edge(img, 1, 1)\noutput p\n"),
-            "bug.trapeze:3:31: expected '[' before the margins (one per dimension, e.g. [1, 1]), "
-            "found '1'");
+            "bug.trapeze:3:31: expected '[' before the margins (one per dimension, e.g. [1, 1]; "
+            "or none, to infer them), found '1'");
+  // Without margins: the value is still checked, and margins no reader asks
+  // for cannot be inferred.
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(img, 0)\noutput p\n"),
+            "bug.trapeze:3:28: repeat_edge takes no value: repeat_edge(img, [1, 1])");
+  EXPECT_EQ(error_of(header + "stage p = constant_exterior(img)\noutput p\n"),
+            "bug.trapeze:3:32: constant_exterior needs the value of the points outside: "
+            "constant_exterior(img, 0.0f, [1, 1])");
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(img, [1, 1]\noutput p\n"),
+            "bug.trapeze:4:1: expected ')' after the boundary condition's margins, found 'output'");
+  EXPECT_EQ(
+      error_of(header + "stage p = repeat_edge(img)\noutput p\n"),
+      "bug.trapeze:4:8: cannot infer the margins of boundary stage 'p' (declared at "
+      "bug.trapeze:3): no stage of pipeline 'pipeline' reads it (it is an output); give them, "
+      "one per dimension: repeat_edge(img, [M0, M1])");
+  EXPECT_EQ(error_of(header + "stage p = repeat_edge(img)\n"
+                              "stage f(x, y): float32 on [0, N - 1] x [0, 3] = p(x / 2, y)\n"
+                              "output f\n"),
+            "bug.trapeze:5:8: cannot infer the margins of boundary stage 'p' (declared at "
+            "bug.trapeze:3): stage 'f' (declared at bug.trapeze:4) reads it at p(x / 2, y), whose "
+            "index x / 2 is not a sum of the reader's variables times integers, parameters and "
+            "constants; give them, one per dimension: repeat_edge(img, [M0, M1])");
 }
 
 TEST(TextFormErrors, BadTypeName) {

@@ -590,6 +590,21 @@ TEST(Explain, NamesABoundaryConditionAsWritten) {
             "constant_exterior(img, 0.0f, [1, R])");
 }
 
+TEST(Explain, SaysWhichMarginsWereInferred) {
+  Param R("R");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {R});
+  Func edge = boundary::repeat_edge(img);
+  Func f("f", ScalarType::Float32, {x}, {{0, R - 1}});
+  f.define(edge(x - 2) + edge(x + 1));
+  const Pipeline p({f}, "inferred");
+  EXPECT_THAT(explain_text(p, {}),
+              HasSubstr("boundary  repeat_edge(img)  (margins inferred: [2])\n"));
+  const auto definition = nlohmann::json::parse(explain_json(p, {}))["stages"][0]["definition"];
+  EXPECT_EQ(definition["boundary"], "repeat_edge(img)");
+  EXPECT_EQ(definition["inferred_margins"], nlohmann::json::array({"2"}));
+}
+
 TEST(Explain, TextSaysWhyNotOneGroup) {
   Unsharp u;
   Param N("N");

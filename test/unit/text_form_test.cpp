@@ -360,6 +360,28 @@ TEST(TextForm, RoundTripsBoundaryConditionsAsWritten) {
   EXPECT_EQ(ir::to_string(padded.definition().otherwise), "1.0f");
 }
 
+// Margins left to inference are written as the user left them, and read
+// back to the same domains (inferred again from the same readers).
+Pipeline inferred_boundaries() {
+  Param R("R"), C("C");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {R, C});
+  Func edge = boundary::repeat_edge(img);
+  Func zero = boundary::constant_exterior(img, 0.5);
+  Func out("out", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  out.define(edge(x - 1, y + 2) + zero(x + 3, y));
+  return Pipeline({out}, "inferred");
+}
+
+TEST(TextForm, RoundTripsInferredMarginsAsWritten) {
+  const std::string text = expect_text_round_trip(inferred_boundaries());
+  EXPECT_THAT(text, HasSubstr("stage img_repeat_edge = repeat_edge(img)\n"));
+  EXPECT_THAT(text, HasSubstr("stage img_constant_exterior = constant_exterior(img, 0.5f)\n"));
+  const Pipeline p = parse_pipeline(text);
+  EXPECT_EQ(ir::to_string(p.stage("img_repeat_edge")->domain()[1].hi), "C + 1");
+  EXPECT_EQ(ir::to_string(p.stage("img_constant_exterior")->domain()[0].lo), "-3");
+}
+
 TEST(TextForm, SecondRoundTripIsIdentical) {
   for (const Pipeline& p : {blur(), unsharp(), harris(), histogram(), sampling(), operators()}) {
     const std::string once = to_text(parse_pipeline(to_text(p)));
