@@ -125,9 +125,15 @@ public:
   /// A boundary stage made without margins (trapeze/boundary.h) has its
   /// source's domain until the first pipeline that reads it infers them.
   bool awaits_margins() const;
+  /// Its definition for given margins (one per dimension).
+  using BoundaryRebuild = std::function<Definition(const std::vector<Expr>& margins)>;
+  /// Marks a boundary stage just defined without margins as awaiting them;
+  /// `rebuild` gives its definition once they are known (boundary.cpp).
+  void await_margins(BoundaryRebuild rebuild);
   /// Widens such a stage's domain by `margins` (one per dimension, >= 0) on
-  /// both sides and records them in its definition's BoundaryOrigin; called
-  /// once, by the pipeline named `pipeline` (ir/boundary_margins.h).
+  /// both sides and takes its definition for them (which records them in its
+  /// BoundaryOrigin); called once, by the pipeline named `pipeline`
+  /// (ir/boundary_margins.h).
   void set_inferred_margins(const std::vector<std::int64_t>& margins, const std::string& pipeline);
   /// The pipeline that inferred this stage's margins (empty if none did).
   const std::string& margins_inferred_by() const { return margins_inferred_by_; }
@@ -146,6 +152,7 @@ private:
   SourceLocation defined_at_;
   bool defined_ = false;
   Definition definition_;
+  BoundaryRebuild rebuild_boundary_; ///< set while the margins await inference
   std::string margins_inferred_by_;
   // What lets define() find a cycle without walking every stage it reaches
   // (quadratic over a chain of definitions); see cycle_through_this().

@@ -67,34 +67,21 @@ struct Source {
   std::function<Expr(std::vector<Expr>)> read;
 };
 
-// Without margins (`given` is nullopt) every dimension gets its case, and the
-// domain is the source's until the first pipeline that reads the stage widens
-// it by what its readers need (ir/boundary_margins.h).
-Func with_boundary(const Source& source, Condition c, const Expr& value,
-                   const std::optional<std::vector<Expr>>& given, const std::string& given_name,
-                   SourceLocation made_at) {
-  const std::string name = given_name.empty() ? source.name + "_" + condition_name(c) : given_name;
-  const std::size_t dims = source.domain.size();
-  const bool inferred = !given.has_value();
-  const std::vector<Expr> margins = inferred ? std::vector<Expr>(dims, Expr(0)) : *given;
-  if (margins.size() != dims)
-    throw Error("boundary::" + std::string(condition_name(c)) + " of '" + source.name +
-                "': " + std::to_string(margins.size()) + " margins for " + std::to_string(dims) +
-                " dimensions; give one per dimension (0 leaves it as it is)");
-  if (c == Condition::ConstantExterior && !value.defined())
-    throw Error("boundary::constant_exterior of '" + source.name + "': no value given");
-  std::vector<Var> vars;
-  std::vector<Interval> domain;
+// The definition of a boundary over `vars`: the source's box reads the
+// source, the rest what the condition says. A dimension whose margin is the
+// constant 0 gets no case; without margins (nullopt: they await inference)
+// every dimension gets one.
+ir::Definition boundary_definition(const Source& source, Condition c, const Expr& value,
+                                   const std::vector<Var>& vars,
+                                   const std::optional<std::vector<Expr>>& margins, bool inferred) {
   std::vector<Expr> direct, outside;
   Expr inside;
-  for (std::size_t d = 0; d < dims; ++d) {
-    const Var v(name + "_" + std::to_string(d));
+  for (std::size_t d = 0; d < vars.size(); ++d) {
+    const Var& v = vars[d];
     const Interval& range = source.domain[d];
-    const Expr& m = margins[d];
-    vars.push_back(v);
-    domain.push_back(widened(range, m));
+    const auto* m = margins ? (*margins)[d].as<ir::IntConst>() : nullptr;
+    const bool untouched = m && m->value == 0;
     direct.push_back(v);
-    const bool untouched = !inferred && m.as<ir::IntConst>() && m.as<ir::IntConst>()->value == 0;
     outside.push_back(untouched || c == Condition::ConstantExterior
                           ? Expr(v)
                           : source_index(c, v, range.lo, range.hi));
@@ -102,10 +89,9 @@ Func with_boundary(const Source& source, Condition c, const Expr& value,
     const Expr here = v.in(range.lo, range.hi);
     inside = inside.defined() ? (inside && here) : here;
   }
-  Func f(name, source.type, vars, domain, made_at);
   ir::Definition def;
   def.boundary = ir::BoundaryOrigin{
-      condition_name(c), source.name, inferred ? std::vector<Expr>() : margins,
+      condition_name(c), source.name, margins ? *margins : std::vector<Expr>(),
       c == Condition::ConstantExterior ? cast(source.type, value) : Expr(), inferred};
   if (!inside.defined()) { // no margin anywhere: the source itself
     def.otherwise = source.read(direct);
@@ -113,7 +99,37 @@ Func with_boundary(const Source& source, Condition c, const Expr& value,
     def.cases.push_back({inside, source.read(direct)});
     def.otherwise = c == Condition::ConstantExterior ? def.boundary->value : source.read(outside);
   }
-  f.contents()->define(std::move(def), made_at);
+  return def;
+}
+
+// Without margins (`given` is nullopt) the stage has the source's domain and
+// a case in every dimension until the first pipeline that reads it infers
+// them (ir/boundary_margins.h) and rebuilds its definition for them, so that
+// a dimension left as it is gets no case there either.
+Func with_boundary(const Source& source, Condition c, const Expr& value,
+                   const std::optional<std::vector<Expr>>& given, const std::string& given_name,
+                   SourceLocation made_at) {
+  const std::string name = given_name.empty() ? source.name + "_" + condition_name(c) : given_name;
+  const std::size_t dims = source.domain.size();
+  if (given && given->size() != dims)
+    throw Error("boundary::" + std::string(condition_name(c)) + " of '" + source.name +
+                "': " + std::to_string(given->size()) + " margins for " + std::to_string(dims) +
+                " dimensions; give one per dimension (0 leaves it as it is)");
+  if (c == Condition::ConstantExterior && !value.defined())
+    throw Error("boundary::constant_exterior of '" + source.name + "': no value given");
+  std::vector<Var> vars;
+  std::vector<Interval> domain;
+  for (std::size_t d = 0; d < dims; ++d) {
+    vars.emplace_back(name + "_" + std::to_string(d));
+    domain.push_back(given ? widened(source.domain[d], (*given)[d]) : source.domain[d]);
+  }
+  Func f(name, source.type, vars, domain, made_at);
+  const bool inferred = !given.has_value();
+  f.contents()->define(boundary_definition(source, c, value, vars, given, inferred), made_at);
+  if (inferred)
+    f.contents()->await_margins([source, c, value, vars](const std::vector<Expr>& margins) {
+      return boundary_definition(source, c, value, vars, margins, true);
+    });
   return f;
 }
 

@@ -55,6 +55,26 @@ bool reads_a_variable(const Expr& e) {
   return found;
 }
 
+LinearForm linear(const Expr& e);
+
+// a / k for a constant k > 0 that divides every coefficient of a and its
+// constant (floor division is then exact); nullopt otherwise.
+std::optional<LinearForm> exact_quotient(const Expr& e) {
+  const auto* b = e.as<Binary>();
+  if (!b || b->op != BinaryOp::Div) return std::nullopt;
+  const LinearForm k = linear(b->b);
+  if (!k.is_constant() || k.constant <= 0) return std::nullopt;
+  LinearForm q = linear(b->a);
+  if (!q.understood || q.constant % k.constant != 0) return std::nullopt;
+  for (auto* part : {&q.vars, &q.terms})
+    for (auto& [name, coefficient] : *part) {
+      if (coefficient % k.constant != 0) return std::nullopt;
+      coefficient /= k.constant;
+    }
+  q.constant /= k.constant;
+  return q;
+}
+
 LinearForm linear(const Expr& e) {
   LinearForm f;
   if (const auto* c = e.as<IntConst>()) {
@@ -81,6 +101,8 @@ LinearForm linear(const Expr& e) {
       f.understood = false;
     else
       f.terms[to_string(e)] = 1;
+  } else if (const std::optional<LinearForm> q = exact_quotient(e)) {
+    return *q; // R / 1, (2 * R + 4) / 2
   } else if (reads_a_variable(e)) {
     f.understood = false;
   } else {

@@ -107,22 +107,35 @@ std::string Function::describe() const {
   return "'" + name_ + "' (declared at " + declared_at_.str() + ")";
 }
 
-bool Function::awaits_margins() const {
-  return defined_ && definition_.boundary && definition_.boundary->margins_inferred &&
-         margins_inferred_by_.empty();
+bool Function::awaits_margins() const { return rebuild_boundary_ != nullptr; }
+
+void Function::await_margins(BoundaryRebuild rebuild) {
+  TRAPEZE_ASSERT(defined_ && definition_.boundary && definition_.boundary->margins_inferred &&
+                     margins_inferred_by_.empty() && rebuild,
+                 "only a boundary just defined without margins awaits them");
+  rebuild_boundary_ = std::move(rebuild);
 }
 
 void Function::set_inferred_margins(const std::vector<std::int64_t>& margins,
                                     const std::string& pipeline) {
   TRAPEZE_ASSERT(awaits_margins(), "margins inferred for a stage that does not await them");
   TRAPEZE_ASSERT(margins.size() == domain_.size(), "one inferred margin per dimension");
+  std::vector<Expr> given;
   for (std::size_t d = 0; d < margins.size(); ++d) {
     TRAPEZE_ASSERT(margins[d] >= 0, "a negative inferred margin");
     domain_[d] = {shifted_bound(domain_[d].lo, -margins[d]),
                   shifted_bound(domain_[d].hi, margins[d])};
-    definition_.boundary->margins.push_back(
-        margins[d] <= INT32_MAX ? Expr(static_cast<int>(margins[d])) : Expr(margins[d]));
+    given.push_back(margins[d] <= INT32_MAX ? Expr(static_cast<int>(margins[d]))
+                                            : Expr(margins[d]));
   }
+  // The same stages and images, read at other points: define()'s checks hold.
+  Definition rebuilt = rebuild_boundary_(given);
+  TRAPEZE_ASSERT(rebuilt.boundary && rebuilt.boundary->margins_inferred &&
+                     rebuilt.boundary->margins.size() == margins.size(),
+                 "a rebuilt boundary records its inferred margins");
+  ir::release_iteratively(std::move(definition_));
+  definition_ = std::move(rebuilt);
+  rebuild_boundary_ = nullptr;
   margins_inferred_by_ = pipeline.empty() ? "(unnamed)" : pipeline;
 }
 

@@ -201,6 +201,12 @@ TEST(BoundaryConditions, InferredMarginsWaitForAPipeline) {
   const Pipeline p({f}, "p");
   EXPECT_EQ(domain_text(edge), "[-1, R]");
   EXPECT_FALSE(edge.contents()->awaits_margins());
+  // A bound divided exactly ((2 * R) / 2 is R) still lies a constant apart.
+  const Func wide = boundary::repeat_edge(img);
+  Func g("g", ScalarType::Float32, {x}, {{0, (2 * R + 4) / 2 - 1}});
+  g.define(wide(x - 3));
+  const Pipeline q({g}, "q");
+  EXPECT_EQ(domain_text(wide), "[-3, R + 2]"); // 3 below, so 3 above too
 }
 
 // A reduction reads a boundary with its reduction variables; a scaled index
