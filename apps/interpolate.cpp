@@ -3,10 +3,15 @@
 /// interpolation (L = 10 levels; 38 stages)").
 ///
 ///   R, C (int64)  image rows / cols
-///   img     float [4][R+2][C+2]: colour in [0, 1] (channels 0-2) and alpha in
-///           [0, 1] (channel 3) at [1,R] x [1,C]; the 1-pixel ghost ring is 0
-///   downsampled_L0 (c, x, y) on [0,3] x [0,R+1] x [0,C+1]: img(c,x,y) * img(3,x,y)
+///   img     float [4][R][C]: colour in [0, 1] (channels 0-2) and alpha in
+///           [0, 1] (channel 3)
+///   premultiplied (c, x, y) on [0,3] x [0,R-1] x [0,C-1]: img(c,x,y) * img(3,x,y)
 ///           (alpha is multiplied by itself too, as the spec says)
+///   premultiplied_constant_exterior: premultiplied with 0 beyond its edges
+///           (boundary::constant_exterior, margins inferred)
+///   downsampled_L0 (c, x, y) on [0,3] x [0,R+1] x [0,C+1]: the spec's
+///           img(c,x,y) * img(3,x,y) on its input with a 1-pixel zero ghost
+///           ring, i.e. premultiplied_constant_exterior(c, x-1, y-1)
 ///   for l = 1..9, with D_0 = downsampled_L0 and Rl = R/2^l, Cl = C/2^l:
 ///     Dx_l  on [0,3] x [0,Rl+1] x [0,C(l-1)+1], interior [1,Rl] x [1,C(l-1)]:
 ///           (D_{l-1}(c,2x-2,y) + 2 D_{l-1}(c,2x-1,y) + D_{l-1}(c,2x,y)) * 0.25
@@ -34,6 +39,7 @@
 /// along the edges for that reason, a user's RGBA image may show it.
 #include "app.h"
 
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/image_io.h"
@@ -56,7 +62,17 @@ Expr at_level(const Expr& n, int l) { return l == 0 ? n : n / (1 << l); }
 Pipeline build_interpolate() {
   Param R("R"), C("C");
   Var c("c"), x("x"), y("y");
-  Image img("img", ScalarType::Float32, {4, R + 2, C + 2});
+  Image img("img", ScalarType::Float32, {4, R, C});
+  // The spec's input is the image inside a 1-pixel zero ring, and its first
+  // stage multiplies colour by alpha there. Here the product is taken on the
+  // image and the ring is a boundary condition around it (0, as the product
+  // of the ring's zeros); downsampled_L0's (x, y) is the image's (x-1, y-1).
+  // (A boundary of img itself would be read at c and at channel 3, which no
+  // alignment of a fused group makes constant.)
+  Func premultiplied("premultiplied", ScalarType::Float32, {c, x, y},
+                     {{0, 3}, {0, R - 1}, {0, C - 1}});
+  premultiplied.define(img(c, x, y) * img(3, x, y));
+  const Func ring = boundary::constant_exterior(premultiplied, 0.0f);
 
   // A stage on [0,3] x [0,rows+1] x [0,cols+1], `value` on the interior
   // [1,rows] x [1,cols] and 0 on the border lines.
@@ -69,7 +85,7 @@ Pipeline build_interpolate() {
 
   Func downsampled("downsampled_L0", ScalarType::Float32, {c, x, y},
                    {{0, 3}, {0, R + 1}, {0, C + 1}});
-  downsampled.define(img(c, x, y) * img(3, x, y));
+  downsampled.define(ring(c, x - 1, y - 1));
 
   std::vector<Func> D = {downsampled};
   for (int l = 1; l < kLevels; ++l) {
@@ -98,6 +114,10 @@ Pipeline build_interpolate() {
   out.define(interp(c, x + 1, y + 1) / interp(3, x + 1, y + 1));
 
   Pipeline p({out}, "interpolate");
+  // What size_for_image requires, declared so that lowering can order the
+  // zero ring's border pieces for every accepted size (docs/lowering.md).
+  p.set_range("R", kMinSide, std::nullopt);
+  p.set_range("C", kMinSide, std::nullopt);
   p.set_default("R", std::int64_t{2560});
   p.set_default("C", std::int64_t{1536});
   return p;
@@ -140,10 +160,10 @@ float synthetic_alpha(std::int64_t i, std::int64_t j, std::int64_t rows, std::in
   return static_cast<float>(a + (1.0 - a) * smoothstep((kOpaqueBand - edge) / kOpaqueBand));
 }
 
-/// A colour image in [0, 1] with the synthetic alpha, inside the zero ring.
+/// A colour image in [0, 1] with the synthetic alpha.
 BufferMap interpolate_inputs(const Pipeline& p, const ParamValues& params) {
   const std::vector<std::int64_t> extents = input_extents(p, "img", params);
-  const std::int64_t rows = extents[1] - 2, cols = extents[2] - 2;
+  const std::int64_t rows = extents[1], cols = extents[2];
   SyntheticSpec spec;
   spec.type = ScalarType::Float32;
   spec.extents = {3, rows, cols};
@@ -154,17 +174,17 @@ BufferMap interpolate_inputs(const Pipeline& p, const ParamValues& params) {
   Buffer img(ScalarType::Float32, extents);
   for (std::int64_t ch = 0; ch < 3; ++ch)
     for (std::int64_t x = 0; x < rows; ++x)
-      std::copy_n(&colour.at<float>({ch, x, 0}), cols, &img.at<float>({ch, x + 1, 1}));
+      std::copy_n(&colour.at<float>({ch, x, 0}), cols, &img.at<float>({ch, x, 0}));
   for (std::int64_t x = 0; x < rows; ++x)
     for (std::int64_t y = 0; y < cols; ++y)
-      img.at<float>({3, x + 1, y + 1}) = synthetic_alpha(x, y, rows, cols);
+      img.at<float>({3, x, y}) = synthetic_alpha(x, y, rows, cols);
   return {{"img", img}};
 }
 
 /// The user's colour image with its alpha (opaque if the PNG has none).
 BufferMap interpolate_image_inputs(const Pipeline& p, const ParamValues& params,
                                    const Buffer& image) {
-  BufferMap inputs = image_input(p, params, image, "img", 3, 1, 1);
+  BufferMap inputs = image_input(p, params, image, "img", 3, 0, 0);
   Buffer& img = inputs.at("img");
   const Buffer f = to_float(image, ScalarType::Float32);
   const int dims = f.dimensions();
@@ -174,7 +194,7 @@ BufferMap interpolate_image_inputs(const Pipeline& p, const ParamValues& params,
   const bool has_alpha = planes == 2 || planes == 4;
   for (std::int64_t x = 0; x < rows; ++x)
     for (std::int64_t y = 0; y < cols; ++y)
-      img.at<float>({3, x + 1, y + 1}) = has_alpha ? f.at<float>({planes - 1, x, y}) : 1.0f;
+      img.at<float>({3, x, y}) = has_alpha ? f.at<float>({planes - 1, x, y}) : 1.0f;
   return inputs;
 }
 
@@ -206,7 +226,9 @@ Schedule make_manual_schedule_interpolate(const Pipeline& p) {
   // (2^l) faster than it saves traffic. Tried (default size, 2 threads):
   // groups of two levels with [1, 32, 256] tiles 2.29 s, [4, 32, 512] 2.45 s;
   // this one 1.57 s; naive 2.19 s (medians on a loaded machine).
-  std::vector<std::string> down = {"downsampled_L0"}, up;
+  std::vector<std::string> down = {"premultiplied", "premultiplied_constant_exterior",
+                                   "downsampled_L0"},
+                           up;
   for (int l = 1; l <= 3; ++l) {
     down.push_back("Dx_" + std::to_string(l));
     down.push_back("D_" + std::to_string(l));
@@ -218,7 +240,10 @@ Schedule make_manual_schedule_interpolate(const Pipeline& p) {
   Schedule s;
   s.groups.push_back(fused_group(down, {1, 64, 512}, 2,
                                  "the fine levels 0-3 of the down pyramid fused (scales 1 to "
-                                 "8); their D_l are read by the up pyramid, so they stay full"));
+                                 "8), the image's premultiplication and zero ring inlined; "
+                                 "their D_l are read by the up pyramid, so they stay full"));
+  s.storage["premultiplied"] = Storage::Inlined;
+  s.storage["premultiplied_constant_exterior"] = Storage::Inlined;
   s.groups.push_back(fused_group(
       up, {1, 64, 512}, 2,
       "the fine levels 3-0 of the up pyramid fused; the output stays apart: it reads "

@@ -4,8 +4,12 @@
 ///
 ///   R, C (int64)        output rows / cols
 ///   alpha, beta         float32 parameters, defaults 1/7 and 1
-///   img_colour          uint16 [3][R+4][C+4], a 16-bit colour image zero-padded by 2
-///   img                 grey (0.299 c2 + 0.587 c1 + 0.114 c0) / 65535 on [0,R+3] x [0,C+3]
+///   img_colour          uint16 [3][R][C], a 16-bit colour image
+///   grey                (0.299 c2 + 0.587 c1 + 0.114 c0) / 65535 on [0,R-1] x [0,C-1]
+///   grey_constant_exterior  grey, 0 beyond its edges (boundary::constant_exterior,
+///                       margins inferred): the spec pads the input by 2 with zeros
+///   img                 the spec's grey of the padded input on [0,R+3] x [0,C+3]:
+///                       grey_constant_exterior(x-2, y-2)
 ///   remapLUT(r)         r in [-1792, 1792]: alpha * fx * exp(-fx*fx/2), fx = r/256
 ///   gPyramid_L0(k,x,y)  k in [0,7]: beta*(img - k/7) + k/7 + remapLUT(idx - 256k),
 ///                       idx = clamp((int)(img*1792), 0, 1792)
@@ -32,6 +36,7 @@
 /// (checked at the default size and the test sizes).
 #include "app.h"
 
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/image_io.h"
@@ -56,12 +61,19 @@ public:
   Pipeline build() {
     Param alpha("alpha", ScalarType::Float32), beta("beta", ScalarType::Float32);
     Var c("c");
-    Image img_colour("img_colour", ScalarType::UInt16, {3, R_ + 4, C_ + 4});
+    Image img_colour("img_colour", ScalarType::UInt16, {3, R_, C_});
 
+    // The spec's input is the image inside a 2-pixel zero border, and img
+    // its grey there. Here the grey is taken of the image and the border is
+    // a boundary condition around it (0, the grey of the border's zeros);
+    // img's (x, y) is the image's (x - 2, y - 2).
+    Func grey("grey", ScalarType::Float32, {x_, y_}, {{0, R_ - 1}, {0, C_ - 1}});
+    grey.define((0.299f * img_colour(2, x_, y_) + 0.587f * img_colour(1, x_, y_) +
+                 0.114f * img_colour(0, x_, y_)) /
+                65535.0f);
+    const Func ring = boundary::constant_exterior(grey, 0.0f);
     Func img("img", ScalarType::Float32, {x_, y_}, domain(false, 0, 0));
-    img.define((0.299f * img_colour(2, x_, y_) + 0.587f * img_colour(1, x_, y_) +
-                0.114f * img_colour(0, x_, y_)) /
-               65535.0f);
+    img.define(ring(x_ - 2, y_ - 2));
 
     const int lut_half = 256 * (kIntensities - 1); // 1792
     Var r("r");
@@ -113,12 +125,15 @@ public:
 
     Func laplacian("laplacian", ScalarType::UInt16, {c, x_, y_},
                    {{0, 2}, {0, R_ - 1}, {0, C_ - 1}});
-    const Expr v = result_ref_gray(x_ + 2, y_ + 2) *
-                   (img_colour(c, x_ + 2, y_ + 2) / 65535.0f + 0.01f) /
+    const Expr v = result_ref_gray(x_ + 2, y_ + 2) * (img_colour(c, x_, y_) / 65535.0f + 0.01f) /
                    (img(x_ + 2, y_ + 2) + 0.01f);
     laplacian.define(cast<std::uint16_t>(clamp(v, 0.0f, 1.0f) * 65535.0f));
 
     Pipeline p({laplacian}, "local_laplacian");
+    // What size_for_image requires, declared so that lowering can order the
+    // zero border's pieces for every accepted size (docs/lowering.md).
+    p.set_range("R", kMinSize, std::nullopt);
+    p.set_range("C", kMinSize, std::nullopt);
     p.set_default("R", std::int64_t{2560});
     p.set_default("C", std::int64_t{1536});
     p.set_default("alpha", 1.0 / (kIntensities - 1));
@@ -127,8 +142,10 @@ public:
   }
 
 private:
-  Expr rows(int l) const { return R_ / (std::int64_t{1} << l); }
-  Expr cols(int l) const { return C_ / (std::int64_t{1} << l); }
+  // Level 0 is R itself, not R / 1, which the prover takes as a term of its
+  // own (and then cannot order against R).
+  Expr rows(int l) const { return l == 0 ? Expr(R_) : R_ / (std::int64_t{1} << l); }
+  Expr cols(int l) const { return l == 0 ? Expr(C_) : C_ / (std::int64_t{1} << l); }
 
   /// [0, K-1] (with k) x [0, R/2^lr + 3] x [0, C/2^lc + 3].
   std::vector<Interval> domain(bool has_k, int lr, int lc) const {
@@ -206,28 +223,21 @@ ParamValues local_laplacian_size_for_image(std::int64_t rows, std::int64_t cols)
   return {{"R", rows}, {"C", cols}};
 }
 
-/// Copies a [3][rows][cols] uint16 image into the interior of a zero input.
+/// A [3][rows][cols] uint16 image as the input, checked against its size.
 BufferMap place_colour(const Pipeline& p, const ParamValues& params, const Buffer& colour) {
   const std::vector<std::int64_t> extents = input_extents(p, "img_colour", params);
-  const std::int64_t rows = extents[1] - 4, cols = extents[2] - 4;
-  if (colour.extent(1) != rows || colour.extent(2) != cols)
+  if (colour.extents() != extents)
     throw Error("local_laplacian: a " + std::to_string(colour.extent(1)) + "x" +
                 std::to_string(colour.extent(2)) + " image does not fit input 'img_colour' (" +
-                std::to_string(rows) + "x" + std::to_string(cols) + " inside its border)");
-  Buffer img(ScalarType::UInt16, extents);
-  for (std::int64_t ch = 0; ch < 3; ++ch)
-    for (std::int64_t x = 0; x < rows; ++x)
-      std::copy_n(&colour.at<std::uint16_t>({ch, x, 0}), cols,
-                  &img.at<std::uint16_t>({ch, x + 2, 2}));
-  return {{"img_colour", img}};
+                std::to_string(extents[1]) + "x" + std::to_string(extents[2]) + ")");
+  return {{"img_colour", colour}};
 }
 
 BufferMap local_laplacian_inputs(const Pipeline& p, const ParamValues& params) {
   const std::vector<std::int64_t> extents = input_extents(p, "img_colour", params);
   SyntheticSpec spec;
   spec.type = ScalarType::UInt16;
-  spec.extents = {3, std::max<std::int64_t>(extents[1] - 4, 0),
-                  std::max<std::int64_t>(extents[2] - 4, 0)};
+  spec.extents = extents;
   spec.lo = 0;
   spec.hi = 65535;
   spec.seed = 7;
@@ -301,6 +311,10 @@ Schedule make_manual_schedule_local_laplacian(const Pipeline& p) {
         "pyramid (data-dependent in k: only its consumers can join it)"));
   s.groups.push_back(fused_group({"outLPyramid_L0", "Ux_result_ref_gray", "result_ref_gray"}, plane,
                                  2, "the last up step fused with level 0's look-up"));
+  s.groups.push_back(fused_group({"grey", "grey_constant_exterior", "img"}, plane, 2,
+                                 "the input's grey and its zero border, inlined into img"));
+  s.storage["grey"] = Storage::Inlined;
+  s.storage["grey_constant_exterior"] = Storage::Inlined;
   add_remaining_stages(p, s,
                        "a look-up table, a data-dependent read of a whole pyramid level, or the "
                        "output (reads result_ref_gray at a constant channel offset): alone");

@@ -22,10 +22,13 @@ GroupSchedule group(std::vector<std::string> stages, std::vector<std::int64_t> t
   return g;
 }
 
+// unsharp's input border (a boundary condition).
+const char* const border = "img_constant_exterior";
+
 // unsharp as one fused group with (1, 8, 512) tiles.
 Schedule fused() {
   Schedule s;
-  s.groups = {group({"blurx", "blury", "sharpen", "mask"}, {1, 8, 512})};
+  s.groups = {group({border, "blurx", "blury", "sharpen", "mask"}, {1, 8, 512})};
   return s;
 }
 
@@ -34,34 +37,35 @@ Schedule fused() {
 TEST(ScheduleErrors, UnknownStage) {
   Schedule s = Schedule::naive(unsharp());
   s.groups[1].stages = {"blurry"};
-  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "group 1 [blurry] names an unknown stage 'blurry'",
-                       "the stages of pipeline 'unsharp' are: blurx, blury, sharpen, mask");
+  EXPECT_TRAPEZE_ERROR(
+      s.validate(unsharp()), "group 1 [blurry] names an unknown stage 'blurry'",
+      "the stages of pipeline 'unsharp' are: img_constant_exterior, blurx, blury, sharpen, mask");
 }
 
 TEST(ScheduleErrors, StageInTwoGroups) {
   Schedule s;
-  s.groups = {group({"blurx", "blury"}), group({"blury", "sharpen", "mask"})};
+  s.groups = {group({border}), group({"blurx", "blury"}), group({"blury", "sharpen", "mask"})};
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "'blury'", "is in two groups",
-                       "group 0 [blurx, blury] and group 1 [blury, sharpen, mask]",
+                       "group 1 [blurx, blury] and group 2 [blury, sharpen, mask]",
                        "remove it from one of them");
 }
 
 TEST(ScheduleErrors, StageTwiceInOneGroup) {
   Schedule s;
-  s.groups = {group({"blurx", "blury", "blurx", "sharpen", "mask"})};
+  s.groups = {group({border, "blurx", "blury", "blurx", "sharpen", "mask"})};
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "lists 'blurx'", "twice");
 }
 
 TEST(ScheduleErrors, StageInNoGroup) {
   Schedule s;
-  s.groups = {group({"blurx", "blury"}), group({"mask"})};
+  s.groups = {group({border, "blurx", "blury"}), group({"mask"})};
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "'sharpen'", "is in no group", "add it to a group");
 }
 
 TEST(ScheduleErrors, EmptyGroup) {
   Schedule s = Schedule::naive(unsharp());
   s.groups.push_back(group({}));
-  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "group 4 has no stages");
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "group 5 has no stages");
 }
 
 TEST(ScheduleErrors, GroupNotConnected) {
@@ -77,11 +81,13 @@ TEST(ScheduleErrors, GroupNotConnected) {
 TEST(ScheduleErrors, CycleBetweenGroups) {
   // sharpen reads blury (group 0) and mask (group 0) reads sharpen (group 1).
   Schedule s;
-  s.groups = {group({"blurx", "blury", "mask"}), group({"sharpen"})};
-  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()),
-                       "the groups group 0 [blurx, blury, mask] and group 1 [sharpen] form a cycle",
-                       "'sharpen' (group 1) reads 'blury' (group 0)",
-                       "'mask' (group 0) reads 'sharpen' (group 1)", "merge them into one group");
+  s.groups = {group({border, "blurx", "blury", "mask"}), group({"sharpen"})};
+  EXPECT_TRAPEZE_ERROR(
+      s.validate(unsharp()),
+      "the groups group 0 [img_constant_exterior, blurx, blury, mask] and group 1 [sharpen] form "
+      "a cycle",
+      "'sharpen' (group 1) reads 'blury' (group 0)", "'mask' (group 0) reads 'sharpen' (group 1)",
+      "merge them into one group");
 }
 
 TEST(ScheduleErrors, ReductionInAFusedGroup) {
@@ -136,7 +142,8 @@ TEST(ScheduleErrors, DependencesThatCannotBeMadeConstant) {
 TEST(ScheduleErrors, TileSizeZeroOrNegative) {
   Schedule s = fused();
   s.groups[0].tile_sizes = {1, 0, 512};
-  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "group 0 [blurx, blury, sharpen, mask]",
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()),
+                       "group 0 [img_constant_exterior, blurx, blury, sharpen, mask]",
                        "tile size 0 in dimension 1 of [1, 0, 512]", "must be positive");
   s.groups[0].tile_sizes = {1, 8, -4};
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "tile size -4 in dimension 2");
@@ -149,8 +156,8 @@ TEST(ScheduleErrors, WrongNumberOfTileSizes) {
                        "its aligned space has 3 dimensions (c, x, y)",
                        "one tile size per dimension");
   Schedule naive = Schedule::naive(unsharp());
-  naive.groups[0].tile_sizes = {1, 2, 3, 4};
-  EXPECT_TRAPEZE_ERROR(naive.validate(unsharp()), "group 0 [blurx] has 4 tile sizes");
+  naive.groups[1].tile_sizes = {1, 2, 3, 4};
+  EXPECT_TRAPEZE_ERROR(naive.validate(unsharp()), "group 1 [blurx] has 4 tile sizes");
 }
 
 TEST(ScheduleErrors, InnerTiles) {
@@ -161,8 +168,8 @@ TEST(ScheduleErrors, InnerTiles) {
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "inner tile size 16 in dimension 1 but tile size 8",
                        "no larger than the tile");
   Schedule untiled = Schedule::naive(unsharp());
-  untiled.groups[2].inner_tile_sizes = {1, 4, 4};
-  EXPECT_TRAPEZE_ERROR(untiled.validate(unsharp()), "group 2 [sharpen] has inner tile sizes",
+  untiled.groups[3].inner_tile_sizes = {1, 4, 4};
+  EXPECT_TRAPEZE_ERROR(untiled.validate(unsharp()), "group 3 [sharpen] has inner tile sizes",
                        "but is untiled");
 }
 
@@ -186,9 +193,10 @@ TEST(ScheduleErrors, InlinedOutput) {
 
 TEST(ScheduleErrors, InlinedStageReadByAnotherGroup) {
   Schedule s;
-  s.groups = {group({"blurx", "blury"}), group({"sharpen", "mask"})};
+  s.groups = {group({border, "blurx", "blury"}), group({"sharpen", "mask"})};
   s.storage["blury"] = Storage::Inlined;
-  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "'blury'", "in group 0 [blurx, blury] is a live-out",
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "'blury'",
+                       "in group 0 [img_constant_exterior, blurx, blury] is a live-out",
                        "'sharpen' in group 1 [sharpen, mask] reads it", "cannot be inlined");
 }
 
@@ -203,7 +211,7 @@ TEST(ScheduleErrors, StorageOfAnUnknownStage) {
   Schedule s = fused();
   s.storage["blurz"] = Storage::Scratchpad;
   EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "storage names an unknown stage 'blurz'",
-                       "blurx, blury, sharpen, mask");
+                       "img_constant_exterior, blurx, blury, sharpen, mask");
 }
 
 TEST(ScheduleErrors, CompileValidatesFirst) {

@@ -162,12 +162,13 @@ TEST_F(Cli, MalformedFileNamesLineAndColumn) {
 TEST_F(Cli, ExplainPrintsTextAndJson) {
   const CliResult text = run("explain unsharp --param R=64 --param C=80");
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  for (const char* part : {"blurx", "blury", "sharpen", "mask", "stencil"})
+  for (const char* part : {"blurx", "blury", "sharpen", "mask", "stencil",
+                           "boundary  constant_exterior(img, 0.0f)  (margins inferred: [0, 2, 2])"})
     EXPECT_THAT(text.out, HasSubstr(part));
   const CliResult json = run("explain unsharp --json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
-  EXPECT_EQ(j["stages"].size(), 4u);
+  EXPECT_EQ(j["stages"].size(), 5u); // the zero border, then the spec's four
 }
 
 TEST_F(Cli, SchedulePrintsTheChosenScheduleAsJson) {
@@ -175,10 +176,10 @@ TEST_F(Cli, SchedulePrintsTheChosenScheduleAsJson) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["version"], 1);
-  ASSERT_EQ(j["groups"].size(), 4u);
-  EXPECT_EQ(j["groups"][0]["stages"], nlohmann::json::array({"blurx"}));
+  ASSERT_EQ(j["groups"].size(), 5u);
+  EXPECT_EQ(j["groups"][1]["stages"], nlohmann::json::array({"blurx"}));
   EXPECT_EQ(j["groups"][0]["tile_sizes"], nlohmann::json::array());
-  // dp by default: the four stages fused, tiled, with its reasons.
+  // dp by default: the five stages fused, tiled, with its reasons.
   const CliResult dp = run("schedule unsharp");
   ASSERT_EQ(dp.exit_code, 0) << dp.err;
   const auto d = nlohmann::json::parse(dp.out);
@@ -218,21 +219,22 @@ TEST_F(Cli, RunAndExplainTakeAScheduleFile) {
 
 TEST_F(Cli, ExplainShowsATiledSchedule) {
   const fs::path file = dir_ / "fused.json";
-  std::ofstream(file) << R"({"groups": [{"stages": ["blurx", "blury", "sharpen", "mask"],
-    "tile_sizes": [1, 8, 512], "shape": "polymage", "inner_tile_sizes": [1, 4, 64],
-    "parallel_tile_dims": 2, "vectorize": false, "reasons": ["all in one"]}],
-    "storage": {"sharpen": "inline"}})";
+  std::ofstream(file) << R"({"groups": [{"stages": ["img_constant_exterior", "blurx", "blury",
+    "sharpen", "mask"], "tile_sizes": [1, 8, 512], "shape": "polymage",
+    "inner_tile_sizes": [1, 4, 64], "parallel_tile_dims": 2, "vectorize": false,
+    "reasons": ["all in one"]}], "storage": {"img_constant_exterior": "inline",
+    "sharpen": "inline"}})";
   const CliResult r = run("explain unsharp --schedule " + file.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out,
-              HasSubstr("  group 0: blurx, blury, sharpen, mask\n"
+              HasSubstr("  group 0: img_constant_exterior, blurx, blury, sharpen, mask\n"
                         "    tiles      [1, 8, 512] (polymage)\n"
                         "    inner      [1, 4, 64]\n"
                         "    parallel   2 outermost tile dimension(s), dynamic schedule (default)\n"
                         "    vectorize  no\n"
                         "    intra-tile loops fused where they can be (paper 001 §5.3)\n"
-                        "    storage    blurx scratchpad, blury scratchpad, sharpen inline, "
-                        "mask full\n"
+                        "    storage    img_constant_exterior inline, blurx scratchpad, blury "
+                        "scratchpad, sharpen inline, mask full\n"
                         "    why        all in one\n"));
 }
 

@@ -86,10 +86,13 @@ std::string size_error(const App& app, std::int64_t rows, std::int64_t cols) {
 
 // ---------------------------------------------------------------- interpolate
 
+// The spec's 38, and the premultiplication and zero ring that its first
+// stage reads.
 TEST(Interpolate, Has38StagesNamedAsTheSpec) {
   const App& app = find_app("interpolate");
   const Pipeline p = app.build();
-  std::vector<std::string> expected = {"downsampled_L0", "interpolate"};
+  std::vector<std::string> expected = {"downsampled_L0", "interpolate", "premultiplied",
+                                       "premultiplied_constant_exterior"};
   for (int l = 1; l <= 9; ++l) {
     expected.push_back("Dx_" + std::to_string(l));
     expected.push_back("D_" + std::to_string(l));
@@ -99,7 +102,7 @@ TEST(Interpolate, Has38StagesNamedAsTheSpec) {
     expected.push_back("interpolated_L" + std::to_string(l));
   }
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(p.stages().size(), 38u);
+  EXPECT_EQ(p.stages().size(), 40u);
   EXPECT_EQ(sorted_stage_names(p), expected);
   EXPECT_EQ(p.outputs()[0]->name(), "interpolate");
   EXPECT_EQ(app.default_size.at("R").i, 2560);
@@ -110,6 +113,8 @@ TEST(Interpolate, DomainsAtAnOddSize) {
   const App& app = find_app("interpolate");
   const Pipeline p = app.build();
   const ParamValues size = app.size_for_image(600, 1029); // R/2^l: 300 150 75 37 18 9 4 2 1
+  EXPECT_EQ(domain_of(p, "premultiplied_constant_exterior", size),
+            "[0, 3] x [-1, 600] x [-1, 1029]");
   EXPECT_EQ(domain_of(p, "downsampled_L0", size), "[0, 3] x [0, 601] x [0, 1030]");
   EXPECT_EQ(domain_of(p, "Dx_1", size), "[0, 3] x [0, 301] x [0, 1030]");
   EXPECT_EQ(domain_of(p, "Dx_3", size), "[0, 3] x [0, 76] x [0, 258]");
@@ -129,21 +134,24 @@ TEST(Interpolate, ImagesSmallerThan512AreRejected) {
 }
 
 // Impulses: colour 1 with alpha 1 at (c=0, 11, 11) (an odd row and column)
-// and colour 0.5 with alpha 0.5 at (c=1, 20, 20) (even).
+// and colour 0.5 with alpha 0.5 at (c=1, 20, 20) (even), in the spec's
+// coordinates (inside its 1-pixel zero ring: the image's pixel (x-1, y-1)).
 TEST(Interpolate, DownSamplingByHand) {
   const App& app = find_app("interpolate");
   const Pipeline p = app.build();
   const ParamValues size = app.small_size;
-  Buffer img(ScalarType::Float32, {4, 514, 514});
-  img.at<float>({0, 11, 11}) = 1.0f;
-  img.at<float>({3, 11, 11}) = 1.0f;
-  img.at<float>({1, 20, 20}) = 0.5f;
-  img.at<float>({3, 20, 20}) = 0.5f;
+  Buffer img(ScalarType::Float32, {4, 512, 512});
+  img.at<float>({0, 10, 10}) = 1.0f;
+  img.at<float>({3, 10, 10}) = 1.0f;
+  img.at<float>({1, 19, 19}) = 0.5f;
+  img.at<float>({3, 19, 19}) = 0.5f;
   const SubPipeline s(p, {"downsampled_L0", "Dx_1", "D_1"}, size, {{"img", img}});
   // Colour times alpha, and alpha times itself.
   EXPECT_EQ(s.at("downsampled_L0", {1, 20, 20}), 0.25);
   EXPECT_EQ(s.at("downsampled_L0", {3, 20, 20}), 0.25);
   EXPECT_EQ(s.at("downsampled_L0", {3, 11, 11}), 1.0);
+  EXPECT_EQ(s.at("downsampled_L0", {3, 0, 11}), 0.0); // the ring
+  EXPECT_EQ(s.at("downsampled_L0", {0, 11, 513}), 0.0);
   // Dx_1(x) = (D(2x-2) + 2 D(2x-1) + D(2x)) / 4: row 11 is 2x-1 for x = 6 only.
   EXPECT_EQ(s.at("Dx_1", {0, 6, 11}), 0.5);
   EXPECT_EQ(s.at("Dx_1", {0, 5, 11}), 0.0);
@@ -169,8 +177,8 @@ TEST(Interpolate, UpSamplingAndAnOpaqueImage) {
   const ParamValues size = app.small_size;
   BufferMap inputs = app.make_inputs(p, p.bind(size));
   Buffer& img = inputs.at("img");
-  for (std::int64_t x = 1; x <= 512; ++x)
-    for (std::int64_t y = 1; y <= 512; ++y)
+  for (std::int64_t x = 0; x < 512; ++x)
+    for (std::int64_t y = 0; y < 512; ++y)
       img.at<float>({3, x, y}) = 1.0f;
   const SubPipeline s(p, {"interpolated_L1", "Ux_interpolated_L0", "interpolate"}, size, inputs);
   const auto interp1 = [&](std::int64_t c, std::int64_t x, std::int64_t y) {
@@ -187,7 +195,7 @@ TEST(Interpolate, UpSamplingAndAnOpaqueImage) {
   for (std::int64_t c = 0; c < 3; ++c)
     for (const auto& [x, y] : std::vector<std::pair<std::int64_t, std::int64_t>>{
              {0, 0}, {17, 300}, {511, 511}, {256, 3}})
-      EXPECT_EQ(s.at("interpolate", {c, x, y}), img.at<float>({c, x + 1, y + 1}));
+      EXPECT_EQ(s.at("interpolate", {c, x, y}), img.at<float>({c, x, y}));
 }
 
 TEST(Interpolate, SyntheticAlphaHasTransparentAndOpaqueAreas) {
@@ -195,10 +203,10 @@ TEST(Interpolate, SyntheticAlphaHasTransparentAndOpaqueAreas) {
   const Pipeline p = app.build();
   const BufferMap inputs = app.make_inputs(p, p.bind(app.small_size));
   const Buffer& img = inputs.at("img");
-  ASSERT_EQ(img.extents(), (std::vector<std::int64_t>{4, 514, 514}));
+  ASSERT_EQ(img.extents(), (std::vector<std::int64_t>{4, 512, 512}));
   int transparent = 0, opaque = 0;
-  for (std::int64_t x = 1; x <= 512; ++x)
-    for (std::int64_t y = 1; y <= 512; ++y) {
+  for (std::int64_t x = 0; x < 512; ++x)
+    for (std::int64_t y = 0; y < 512; ++y) {
       const float a = img.at<float>({3, x, y});
       ASSERT_TRUE(a >= 0.0f && a <= 1.0f);
       transparent += a == 0.0f;
@@ -206,15 +214,10 @@ TEST(Interpolate, SyntheticAlphaHasTransparentAndOpaqueAreas) {
     }
   EXPECT_GT(transparent, 1000);
   EXPECT_GT(opaque, 1000);
-  for (std::int64_t i = 1; i <= 512; ++i) { // opaque edges
-    EXPECT_EQ(img.at<float>({3, 512, i}), 1.0f);
-    EXPECT_EQ(img.at<float>({3, i, 512}), 1.0f);
-    EXPECT_EQ(img.at<float>({3, 1, i}), 1.0f);
-  }
-  for (std::int64_t c = 0; c < 4; ++c) { // the ghost ring is 0
-    EXPECT_EQ(img.at<float>({c, 0, 100}), 0.0f);
-    EXPECT_EQ(img.at<float>({c, 513, 100}), 0.0f);
-    EXPECT_EQ(img.at<float>({c, 100, 513}), 0.0f);
+  for (std::int64_t i = 0; i < 512; ++i) { // opaque edges
+    EXPECT_EQ(img.at<float>({3, 511, i}), 1.0f);
+    EXPECT_EQ(img.at<float>({3, i, 511}), 1.0f);
+    EXPECT_EQ(img.at<float>({3, 0, i}), 1.0f);
   }
 }
 
@@ -243,24 +246,23 @@ TEST(Interpolate, InputsFromAnImageKeepItsAlpha) {
   rgba.at<std::uint8_t>({0, 2, 3}) = 255;
   rgba.at<std::uint8_t>({3, 2, 3}) = 51;
   const Buffer rgba_in = app.inputs_from_image(p, p.bind(size), rgba).at("img");
-  ASSERT_EQ(rgba_in.extents(), (std::vector<std::int64_t>{4, 514, 515}));
-  EXPECT_EQ(rgba_in.at<float>({0, 3, 4}), 1.0f);
-  EXPECT_FLOAT_EQ(rgba_in.at<float>({3, 3, 4}), 0.2f);
-  EXPECT_EQ(rgba_in.at<float>({3, 3, 5}), 0.0f);
-  // No alpha in the PNG: opaque inside, 0 on the ring.
+  ASSERT_EQ(rgba_in.extents(), (std::vector<std::int64_t>{4, 512, 513}));
+  EXPECT_EQ(rgba_in.at<float>({0, 2, 3}), 1.0f);
+  EXPECT_FLOAT_EQ(rgba_in.at<float>({3, 2, 3}), 0.2f);
+  EXPECT_EQ(rgba_in.at<float>({3, 2, 4}), 0.0f);
+  // No alpha in the PNG: opaque.
   Buffer grey(ScalarType::UInt8, {512, 513});
   grey.at<std::uint8_t>({0, 0}) = 255;
   const Buffer grey_in = app.inputs_from_image(p, p.bind(size), grey).at("img");
-  EXPECT_EQ(grey_in.at<float>({2, 1, 1}), 1.0f); // grey replicated
-  EXPECT_EQ(grey_in.at<float>({3, 1, 1}), 1.0f);
-  EXPECT_EQ(grey_in.at<float>({3, 512, 513}), 1.0f);
-  EXPECT_EQ(grey_in.at<float>({3, 0, 1}), 0.0f);
+  EXPECT_EQ(grey_in.at<float>({2, 0, 0}), 1.0f); // grey replicated
+  EXPECT_EQ(grey_in.at<float>({3, 0, 0}), 1.0f);
+  EXPECT_EQ(grey_in.at<float>({3, 511, 512}), 1.0f);
   // Grey + alpha: the second plane is the alpha.
   Buffer grey_alpha(ScalarType::UInt8, {2, 512, 513});
   grey_alpha.at<std::uint8_t>({1, 7, 8}) = 255;
   const Buffer ga_in = app.inputs_from_image(p, p.bind(size), grey_alpha).at("img");
-  EXPECT_EQ(ga_in.at<float>({3, 8, 9}), 1.0f);
-  EXPECT_EQ(ga_in.at<float>({3, 8, 10}), 0.0f);
+  EXPECT_EQ(ga_in.at<float>({3, 7, 8}), 1.0f);
+  EXPECT_EQ(ga_in.at<float>({3, 7, 9}), 0.0f);
 }
 
 // ---------------------------------------------------------------- pyramid_blend

@@ -48,7 +48,7 @@ Pipeline unsharp() { return apps::find_app("unsharp").build(); }
 Schedule unsharp_fused() {
   Schedule s;
   GroupSchedule g;
-  g.stages = {"blurx", "blury", "sharpen", "mask"};
+  g.stages = {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"};
   g.tile_sizes = {1, 8, 512};
   g.reasons = {"fuse the whole pipeline: every dependence is a small constant"};
   s.groups.push_back(g);
@@ -59,7 +59,7 @@ Schedule unsharp_fused() {
 Schedule unsharp_two_groups() {
   Schedule s;
   GroupSchedule a;
-  a.stages = {"blurx", "blury"};
+  a.stages = {"img_constant_exterior", "blurx", "blury"};
   a.tile_sizes = {3, 32, 256};
   a.shape = TileShape::PolyMage;
   a.inner_tile_sizes = {1, 8, 64};
@@ -142,7 +142,10 @@ TEST(Schedule, MissingOptionalFieldsTakeTheDefaults) {
 TEST(Schedule, JsonReadsAsDocumented) {
   const std::string text = unsharp_fused().to_json();
   EXPECT_THAT(text, HasSubstr("\"version\": 1"));
-  EXPECT_THAT(text, HasSubstr("\"stages\": [\"blurx\", \"blury\", \"sharpen\", \"mask\"]"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "\"stages\": [\"img_constant_exterior\", \"blurx\", \"blury\", \"sharpen\", \"mask\"]"));
   EXPECT_THAT(text, HasSubstr("\"tile_sizes\": [1, 8, 512]"));
   EXPECT_THAT(text, HasSubstr("\"shape\": \"scalene\""));
   EXPECT_THAT(text, HasSubstr("\"parallel_tile_dims\": 1"));
@@ -151,9 +154,10 @@ TEST(Schedule, JsonReadsAsDocumented) {
   // The documented example parses and fits unsharp.
   const Schedule doc = Schedule::from_json(R"({
     "version": 1,
-    "groups": [{"stages": ["blurx", "blury", "sharpen", "mask"], "tile_sizes": [1, 8, 512],
+    "groups": [{"stages": ["img_constant_exterior", "blurx", "blury", "sharpen", "mask"], "tile_sizes": [1, 8, 512],
                 "shape": "scalene", "parallel_tile_dims": 1, "vectorize": true}],
-    "storage": {"blurx": "scratchpad", "blury": "scratchpad", "sharpen": "inline"}
+    "storage": {"img_constant_exterior": "inline", "blurx": "scratchpad", "blury": "scratchpad",
+                "sharpen": "inline"}
   })");
   EXPECT_NO_THROW(doc.validate(unsharp()));
 }

@@ -13,7 +13,7 @@ std::vector<Variant> halide_interpolate_variants(const PeerContext& ctx) {
   using Function = int (*)(halide_buffer_t*, halide_buffer_t*);
   // Both start at 0. The autoschedulers' tiles fit outputs of the default
   // size ([3][2560][1536]); smaller ones are computed padded to it (the
-  // generator clamps its reads of img), and their rows say so.
+  // generator bounds its reads of img by a boundary condition), and their rows say so.
   static const std::vector<int> autoscheduled_least = {3, 2560, 1536};
   const auto call = [](Function f, const BufferMap& in, BufferMap& out) {
     auto img = halide_view(in.at("img"));

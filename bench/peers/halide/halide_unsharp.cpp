@@ -22,9 +22,7 @@ std::vector<Variant> halide_unsharp_variants(const PeerContext& ctx) {
        {"adams2019", halide_unsharp_adams2019}},
       [threshold, weight, min_extents](Function f, const BufferMap& in, BufferMap& out) {
         return call_grown(
-            {halide_view(in.at("img"))},
-            halide_view(out.at("mask"), {0, 2, 2}), // mask's domain starts at (0, 2, 2)
-            min_extents,
+            {halide_view(in.at("img"))}, halide_view(out.at("mask")), min_extents,
             [&](auto& inputs, auto& mask) { return f(inputs[0], threshold, weight, mask); });
       });
 }

@@ -4,8 +4,11 @@
 // row and y the contiguous column; Halide lists the innermost dimension
 // first, so every Func here is f(y, x, k), f(y, x) or f(y, x, c) over the
 // same index values. The input img_colour and the output laplacian both start
-// at 0, as in the trapeze pipeline. R and C (the output's rows and columns)
-// are scalar inputs, as in trapeze.
+// at 0, as in the trapeze pipeline. R and C (the image's rows and columns)
+// are scalar inputs, as in trapeze. The spec pads the input with a 2-pixel
+// zero border; here, as in trapeze's app, the image comes unpadded and the
+// border is a boundary condition (BoundaryConditions::constant_exterior,
+// read at (x - 2, y - 2)).
 //
 // Ghost zones: level l spans rows [0, R/2^l + 3] and columns [0, C/2^l + 3],
 // and the pyramid stages are 0 outside their interior (trapeze `cases` with
@@ -59,9 +62,11 @@ public:
     R_ = out_rows;
     C_ = out_cols;
 
-    img_(y, x) = strict_float((0.299f * cast<float>(img_colour(y, x, 2)) +
-                               0.587f * cast<float>(img_colour(y, x, 1)) +
-                               0.114f * cast<float>(img_colour(y, x, 0))) /
+    const Func colour =
+        BoundaryConditions::constant_exterior(img_colour, cast<uint16_t>(0), {{0, C_}, {0, R_}});
+    img_(y, x) = strict_float((0.299f * cast<float>(colour(y - 2, x - 2, 2)) +
+                               0.587f * cast<float>(colour(y - 2, x - 2, 1)) +
+                               0.114f * cast<float>(colour(y - 2, x - 2, 0))) /
                               65535.0f);
 
     const int lut_half = 256 * (kIntensities - 1); // 1792
@@ -109,18 +114,18 @@ public:
     }
     const Func result_ref_gray = out_g;
 
-    // The output: the colour image rescaled by result_ref_gray / img, read
-    // at the interior offset (+2, +2).
+    // The output: the colour image rescaled by result_ref_gray / img, the
+    // pyramids read at the interior offset (+2, +2).
     const Expr v = strict_float(result_ref_gray(y + 2, x + 2) *
-                                (cast<float>(img_colour(y + 2, x + 2, c)) / 65535.0f + 0.01f) /
+                                (cast<float>(img_colour(y, x, c)) / 65535.0f + 0.01f) /
                                 (img_(y + 2, x + 2) + 0.01f));
     laplacian(y, x, c) = cast<uint16_t>(strict_float(clamp(v, 0.0f, 1.0f) * 65535.0f));
   }
 
   void schedule() {
     // The benchmark's default size: a 2560 x 1536 x 3 image (R = 2560,
-    // C = 1536), the input with its 2-pixel border on each side.
-    img_colour.set_estimates({{0, 1540}, {0, 2564}, {0, 3}});
+    // C = 1536), in and out.
+    img_colour.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
     alpha.set_estimate(1.0f / 7.0f);
     beta.set_estimate(1.0f);
     out_rows.set_estimate(2560);
