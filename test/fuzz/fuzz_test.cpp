@@ -167,6 +167,56 @@ std::string lay_out(std::uint64_t seed, const Pipeline& p, const ParamValues& bo
   return what + "\n";
 }
 
+// The pipeline's text with every boundary condition's margins left out
+// ("stage b = repeat_edge(img, [1, 2])" becomes "... repeat_edge(img)"), and
+// whether it has any.
+std::pair<std::string, bool> without_margins(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  bool any = false;
+  while (std::getline(in, line)) {
+    const std::size_t open = line.rfind(", [");
+    if (line.rfind("stage ", 0) == 0 && line.find('(') > line.find(" = ") &&
+        open != std::string::npos && line.size() >= 2 && line.ends_with("])")) {
+      line = line.substr(0, open) + ")";
+      any = true;
+    }
+    out += line + "\n";
+  }
+  return {out, any};
+}
+
+// The same pipeline with its boundaries' margins inferred: where the readers'
+// indices allow inference, the interpreter computes the same outputs (a
+// boundary's values do not depend on its margins; an output that is itself a
+// boundary may have another shape and is not compared). "" if so, or where
+// inference refuses the pipeline (a strided or data-dependent read, a
+// boundary that nothing reads, a boundary of a boundary). The inferred
+// margins may be wider than the drawn ones: inference takes each reader's
+// whole domain, where the drawn ones fit the reads its cases make.
+std::string check_inferred_margins(const Pipeline& p, const ParamValues& bound,
+                                   const BufferMap& inputs, const BufferMap& expected) {
+  const auto [text, any] = without_margins(to_text(p));
+  if (!any) return "";
+  std::optional<Pipeline> inferred;
+  try {
+    inferred.emplace(parse_pipeline(text, "inferred"));
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.find("cannot infer the margins") != std::string::npos ||
+        what.find("whose own margins are still to be inferred") != std::string::npos)
+      return "";
+    return "with inferred margins, the text form does not parse: " + what;
+  }
+  const BufferMap again = interpret(*inferred, bound, inputs);
+  for (const auto& out : p.outputs()) {
+    if (out->definition().boundary) continue;
+    if (const auto m = compare_buffers(expected.at(out->name()), again.at(out->name()), 0.0))
+      return "with inferred margins, output " + out->name() + " differs: " + m->str();
+  }
+  return "";
+}
+
 // Round-trips, compiles (bounds-checked), runs and compares one seed; "" if all agree.
 std::string check_case(std::uint64_t seed, const SeedCase& c) {
   const RandomPipeline& rp = c.rp;
@@ -187,6 +237,9 @@ std::string check_case(std::uint64_t seed, const SeedCase& c) {
     const ParamValues bound = p.bind(rp.params);
     BufferMap inputs = random_inputs(p, bound, seed), actual;
     const BufferMap expected = interpret(p, bound, inputs);
+    if (const std::string inferred = check_inferred_margins(p, bound, inputs, expected);
+        !inferred.empty())
+      return reproducer(seed, rp, &s, inferred);
     std::vector<Buffer> keep;
     const std::string layouts = lay_out(seed, p, bound, inputs, actual, keep);
     const CompiledPipeline compiled = compile(p, s, fuzz_compile_options());
@@ -310,6 +363,27 @@ TEST(FuzzGenerators, SameSeedSamePipelineAndSchedule) {
               random_schedule(b, seed).schedule.to_json());
   }
   EXPECT_NE(to_text(random_pipeline(1).pipeline), to_text(random_pipeline(2).pipeline));
+}
+
+// The inferred-margins check must see pipelines it can infer, or it tests
+// nothing: of the first seeds' pipelines with boundary conditions, many
+// parse again with their margins left out.
+TEST(FuzzGenerators, ManyBoundaryMarginsCanBeInferred) {
+  int with_boundaries = 0, inferred = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const auto [text, any] = without_margins(to_text(random_pipeline(seed).pipeline));
+    if (!any) continue;
+    ++with_boundaries;
+    try {
+      parse_pipeline(text, "inferred");
+      ++inferred;
+    } catch (const Error&) {
+    }
+  }
+  EXPECT_GT(with_boundaries, 30);
+  EXPECT_GT(inferred * 3, with_boundaries) << inferred << " of " << with_boundaries;
+  std::cout << "[fuzz] margins inferred for " << inferred << " of " << with_boundaries
+            << " pipelines with boundary conditions\n";
 }
 
 // Most draws must be valid, or the schedule generator tests little.
