@@ -76,6 +76,8 @@ struct BoundaryOrigin {
 /// "constant_exterior(img, 0.0f, [R / 2, 1])", "repeat_edge(img)" where the
 /// margins are inferred.
 std::string boundary_text(const BoundaryOrigin& b);
+/// "[1, R / 2]": margins as boundary_text writes them.
+std::string margins_text(const std::vector<Expr>& margins);
 struct Definition {
   std::vector<Case> cases;
   Expr otherwise; ///< the default value (the whole definition when there are no cases)

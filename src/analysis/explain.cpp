@@ -191,11 +191,7 @@ std::string definition_kind(const Definition& d) {
 
 // "  (margins inferred: [1, 1])" after a boundary the user gave no margins.
 std::string inferred_margins_note(const BoundaryOrigin& b) {
-  if (!b.margins_inferred) return "";
-  std::string out = "  (margins inferred: [";
-  for (std::size_t i = 0; i < b.margins.size(); ++i)
-    out += (i ? ", " : "") + to_string(b.margins[i]);
-  return out + "])";
+  return b.margins_inferred ? "  (margins inferred: " + margins_text(b.margins) + ")" : "";
 }
 
 std::string update_text(const Function& f, const ReductionUpdate& u) {

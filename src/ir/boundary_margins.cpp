@@ -1,7 +1,13 @@
 // Inferring a boundary condition's margins from its readers' indices: in each
 // dimension, how far the indices read reach beyond the source's domain.
+//
+// The linear forms below are the IR layer's own: a Pipeline infers margins
+// when it is built, below analysis/affine.h and analysis/bounds_prover.h,
+// which it may not call. They answer one question, whether two bounds lie a
+// constant apart, and keep only what it needs.
 #include "ir/boundary_margins.h"
 
+#include "ir/ir_operators.h"
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
@@ -153,25 +159,27 @@ std::string ranges_text(const Expr& index, const std::map<std::string, Interval>
   return out;
 }
 
-std::string margins_text(const std::vector<std::int64_t>& m) {
-  std::string out = "[";
-  for (std::size_t d = 0; d < m.size(); ++d)
-    out += (d ? ", " : "") + std::to_string(m[d]);
-  return out + "]";
+// The boundary written with these margins, as the text form writes it:
+// "repeat_edge(img, [3, 1])", or with placeholders "repeat_edge(img, [M0, M1])".
+std::string written_with(const BoundaryOrigin& origin, std::vector<Expr> margins) {
+  BoundaryOrigin given = origin;
+  given.margins = std::move(margins);
+  given.margins_inferred = false;
+  return boundary_text(given);
 }
 
-// "repeat_edge(img, [M0, M1])": the stage written with margins to fill in.
-std::string with_margins_text(const BoundaryOrigin& b, const std::string& margins) {
-  std::string out = b.condition + "(" + b.source;
-  if (b.value.defined()) out += ", " + to_string(b.value);
-  return out + ", " + margins + ")";
-}
-
-std::string placeholder_margins(std::size_t dims) {
-  std::string out = "[";
+std::vector<Expr> placeholder_margins(std::size_t dims) {
+  std::vector<Expr> out;
   for (std::size_t d = 0; d < dims; ++d)
-    out += (d ? ", " : "") + std::string("M") + std::to_string(d);
-  return out + "]";
+    out.push_back(ParamRef::make("M" + std::to_string(d)));
+  return out;
+}
+
+std::vector<Expr> literals(const std::vector<std::int64_t>& values) {
+  std::vector<Expr> out;
+  for (const std::int64_t v : values)
+    out.push_back(int_literal(v));
+  return out;
 }
 
 // The variables of a reader and their ranges: its domain and, for a
@@ -186,43 +194,52 @@ std::map<std::string, Interval> variable_ranges(const Function& reader) {
   return ranges;
 }
 
-// How many points beyond `stage`'s current domain its readers in `p` reach,
-// per dimension (0 where they stay inside). An index the inference does not
+// How many points beyond `stage`'s current domain its `readers` reach, per
+// dimension (0 where they stay inside). An index the inference does not
 // understand is an error while the stage awaits its margins; once they are
 // set, it is left to the pipeline's domain check.
-std::vector<std::int64_t> reach_beyond(const Pipeline& p, const Function& stage) {
-  const BoundaryOrigin& origin = *stage.definition().boundary;
+std::vector<std::int64_t> reach_beyond(const std::vector<FunctionPtr>& readers,
+                                       const Function& stage) {
   const bool awaiting = stage.awaits_margins();
-  const std::string who = "cannot infer the margins of boundary stage " + stage.describe();
-  const std::string ask = "; give them, one per dimension: " +
-                          with_margins_text(origin, placeholder_margins(stage.domain().size()));
-  std::vector<std::int64_t> reach(stage.domain().size(), 0);
-  for (const FunctionPtr& reader : p.consumers(stage)) {
+  const std::size_t dims = stage.domain().size();
+  std::vector<std::pair<LinearForm, LinearForm>> bounds;
+  for (const Interval& i : stage.domain())
+    bounds.emplace_back(linear(i.lo), linear(i.hi));
+  // The error for reader `reader`'s access `read`, index `d`: `why` it
+  // cannot be inferred. Built only when thrown.
+  const auto refusal = [&](const Function& reader, const Expr& read, std::size_t d,
+                           const std::string& why) {
+    const auto* a = read.as<Access>();
+    return Error("cannot infer the margins of boundary stage " + stage.describe() + ": stage " +
+                 reader.describe() + " reads it at " + to_string(read) + ", whose index " +
+                 to_string(a->args[d]) + why + "; give them, one per dimension: " +
+                 written_with(*stage.definition().boundary, placeholder_margins(dims)));
+  };
+  std::vector<std::int64_t> reach(dims, 0);
+  for (const FunctionPtr& reader : readers) {
     const std::map<std::string, Interval> ranges = variable_ranges(*reader);
     for_each_expr(reader->definition(), [&](const Expr& e) {
       for_each_node(e, [&](const Expr& n) {
         const auto* a = n.as<Access>();
         if (!a || a->func.get() != &stage) return;
         for (std::size_t d = 0; d < a->args.size(); ++d) {
-          const Interval& bounds = stage.domain()[d];
-          const std::string read_at = "stage " + reader->describe() + " reads it at " +
-                                      to_string(n) + ", whose index " + to_string(a->args[d]);
           const auto range = index_range(a->args[d], ranges);
           if (!range) {
             if (!awaiting) continue;
-            throw Error(who + ": " + read_at +
-                        " is not a sum of the reader's variables times integers, parameters and "
-                        "constants" +
-                        ask);
+            throw refusal(*reader, n, d,
+                          " is not a sum of the reader's variables times integers, parameters and "
+                          "constants");
           }
-          const auto below = constant_difference(linear(bounds.lo), range->first);
-          const auto above = constant_difference(range->second, linear(bounds.hi));
+          const auto below = constant_difference(bounds[d].first, range->first);
+          const auto above = constant_difference(range->second, bounds[d].second);
           if (!below || !above) {
             if (!awaiting) continue;
-            throw Error(who + ": " + read_at + ", over " + ranges_text(a->args[d], ranges) +
-                        ", does not stay a constant distance from the source's domain [" +
-                        to_string(bounds.lo) + ", " + to_string(bounds.hi) + "] in dimension " +
-                        std::to_string(d) + ask);
+            const Interval& source = stage.domain()[d];
+            throw refusal(*reader, n, d,
+                          ", over " + ranges_text(a->args[d], ranges) +
+                              ", does not stay a constant distance from the source's domain [" +
+                              to_string(source.lo) + ", " + to_string(source.hi) +
+                              "] in dimension " + std::to_string(d));
           }
           reach[d] = std::max({reach[d], *below, *above});
         }
@@ -242,28 +259,28 @@ void infer_boundary_margins(const Pipeline& p) {
   for (const FunctionPtr& stage : p.stages()) {
     const auto& origin = stage->definition().boundary;
     if (!origin || !origin->margins_inferred) continue;
-    if (p.consumers(*stage).empty() && stage->awaits_margins())
+    const std::vector<FunctionPtr> readers = p.consumers(*stage);
+    if (readers.empty() && stage->awaits_margins())
       throw Error("cannot infer the margins of boundary stage " + stage->describe() +
                   ": no stage of pipeline '" + p.name() +
                   "' reads it (it is an output); give them, one per dimension: " +
-                  with_margins_text(*origin, placeholder_margins(stage->domain().size())));
-    std::vector<std::int64_t> reach = reach_beyond(p, *stage);
+                  written_with(*origin, placeholder_margins(stage->domain().size())));
+    std::vector<std::int64_t> reach = reach_beyond(readers, *stage);
     if (stage->awaits_margins()) {
       to_set.emplace_back(&stage, std::move(reach));
       continue;
     }
     if (std::all_of(reach.begin(), reach.end(), [](std::int64_t r) { return r == 0; })) continue;
-    std::vector<std::int64_t> had, needed;
+    std::vector<std::int64_t> needed;
     for (std::size_t d = 0; d < reach.size(); ++d) {
       const auto* m = origin->margins[d].as<IntConst>();
       TRAPEZE_ASSERT(m != nullptr, "inferred margins are constants");
-      had.push_back(m->value);
       needed.push_back(m->value + reach[d]);
     }
     throw Error("boundary stage " + stage->describe() + " had its margins inferred as " +
-                margins_text(had) + " by pipeline '" + stage->margins_inferred_by() +
+                margins_text(origin->margins) + " by pipeline '" + stage->margins_inferred_by() +
                 "', and pipeline '" + p.name() + "' reads beyond them; give its margins " +
-                "explicitly, enough for both: " + with_margins_text(*origin, margins_text(needed)));
+                "explicitly, enough for both: " + written_with(*origin, literals(needed)));
   }
   for (const auto& [stage, margins] : to_set)
     (*stage)->set_inferred_margins(margins, p.name());

@@ -7,20 +7,23 @@
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <set>
 #include <unordered_set>
 
 namespace trapeze::ir {
 
+std::string margins_text(const std::vector<Expr>& margins) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < margins.size(); ++i)
+    out += (i ? ", " : "") + to_string(margins[i]);
+  return out + "]";
+}
+
 std::string boundary_text(const BoundaryOrigin& b) {
   std::string out = b.condition + "(" + b.source;
   if (b.value.defined()) out += ", " + to_string(b.value);
   if (b.margins_inferred) return out + ")";
-  out += ", [";
-  for (std::size_t i = 0; i < b.margins.size(); ++i)
-    out += (i ? ", " : "") + to_string(b.margins[i]);
-  return out + "])";
+  return out + ", " + margins_text(b.margins) + ")";
 }
 
 const char* reduce_op_name(ReduceOp op) {
@@ -125,8 +128,7 @@ void Function::set_inferred_margins(const std::vector<std::int64_t>& margins,
     TRAPEZE_ASSERT(margins[d] >= 0, "a negative inferred margin");
     domain_[d] = {shifted_bound(domain_[d].lo, -margins[d]),
                   shifted_bound(domain_[d].hi, margins[d])};
-    given.push_back(margins[d] <= INT32_MAX ? Expr(static_cast<int>(margins[d]))
-                                            : Expr(margins[d]));
+    given.push_back(int_literal(margins[d]));
   }
   // The same stages and images, read at other points: define()'s checks hold.
   Definition rebuilt = rebuild_boundary_(given);

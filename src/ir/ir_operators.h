@@ -49,27 +49,28 @@ inline Expr and_defined(const Expr& a, const Expr& b) {
   return !a.defined() ? b : !b.defined() ? a : and_of(a, b);
 }
 
+/// An integer literal as the DSL writes one: int32 where it fits, else int64.
+inline Expr int_literal(std::int64_t v) {
+  return v >= INT32_MIN && v <= INT32_MAX ? Expr(static_cast<int>(v)) : Expr(v);
+}
+
 /// e + k for a bound (an integer expression of parameters and constants),
 /// folded where e is a constant or ends in one (R - 1 + 1 is R), so that
-/// widened domains read as the user would write them. A new constant is
-/// int32 where it fits, as the DSL writes literals.
+/// widened domains read as the user would write them.
 inline Expr shifted_bound(const Expr& e, std::int64_t k) {
-  const auto literal = [](std::int64_t v) {
-    return v >= INT32_MIN && v <= INT32_MAX ? Expr(static_cast<int>(v)) : Expr(v);
-  };
   if (k == 0) return e;
-  if (const auto* c = e.as<IntConst>()) return literal(c->value + k);
+  if (const auto* c = e.as<IntConst>()) return int_literal(c->value + k);
   if (const auto* b = e.as<Binary>()) {
     const auto* c = b->b.as<IntConst>();
     if (c && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
       const std::int64_t rest = (b->op == BinaryOp::Add ? c->value : -c->value) + k;
       if (rest == 0) return b->a;
-      return rest > 0 ? Binary::make(BinaryOp::Add, b->a, literal(rest))
-                      : Binary::make(BinaryOp::Sub, b->a, literal(-rest));
+      return rest > 0 ? Binary::make(BinaryOp::Add, b->a, int_literal(rest))
+                      : Binary::make(BinaryOp::Sub, b->a, int_literal(-rest));
     }
   }
-  return k > 0 ? Binary::make(BinaryOp::Add, e, literal(k))
-               : Binary::make(BinaryOp::Sub, e, literal(-k));
+  return k > 0 ? Binary::make(BinaryOp::Add, e, int_literal(k))
+               : Binary::make(BinaryOp::Sub, e, int_literal(-k));
 }
 
 } // namespace trapeze::ir
