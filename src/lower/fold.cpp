@@ -74,7 +74,8 @@ protected:
     if ((n->op == BinaryOp::Div || n->op == BinaryOp::Mod) && is_index_type(n->type))
       if (const Expr reduced = divided(n->op, a, b, n->type); reduced.defined()) return reduced;
     if (is_comparison(n->op) && is_index_type(a.type()) && is_index_type(b.type()))
-      if (const auto fa = analysis::affine_form(a), fb = analysis::affine_form(b); fa && fb) {
+      if (const auto fa = analysis::affine_form(a), fb = analysis::affine_form(b);
+          fa && fb && of_indices(*fa) && of_indices(*fb)) {
         const analysis::AffineForm d = *fa - *fb;
         if (d.is_constant()) return truth(compare(n->op, d.constant));
       }
@@ -83,6 +84,26 @@ protected:
   }
 
 private:
+  // Whether every symbol of `f` is an index: made of variables, integer
+  // parameters and constants (min, max, division), whose arithmetic stays in
+  // range. Values computed from data (a cast of a read or of a float) wrap in
+  // int32, where (2a + 2b) / 2 is not a + b and a + 1 > a may be false.
+  static bool of_indices(const analysis::AffineForm& f) {
+    for (const auto& [key, term] : f.terms) {
+      bool index = true;
+      for_each_node(term.second, [&](const Expr& node) {
+        if (node.as<VarRef>() || node.as<ParamRef>() || node.as<IntConst>() || node.as<Binary>())
+          index = index && is_index_type(node.type());
+        else if (const auto* c = node.as<Cast>())
+          index = index && is_index_type(c->type) && is_index_type(c->value.type());
+        else
+          index = false;
+      });
+      if (!index) return false;
+    }
+    return true;
+  }
+
   // a / k or a % k for an affine a whose non-constant coefficients are
   // multiples of k > 0; undefined otherwise.
   static Expr divided(BinaryOp op, const Expr& a, const Expr& b, ScalarType type) {
@@ -91,6 +112,7 @@ private:
     if (!k || *k <= 0 || !form) return Expr();
     // Symbols of other types (an int64 parameter in an int32 index) keep the
     // expression as it is: the form's arithmetic would change their type.
+    if (!of_indices(*form)) return Expr();
     for (const auto& [key, term] : form->terms)
       if (term.second.type() != type) return Expr();
     analysis::AffineForm quotient;

@@ -536,5 +536,30 @@ TEST(InlinedCases, LookUpThroughAConstantCaseIsClamped) {
   }
 }
 
+// Data wraps, indices do not (fuzz seed 173595): splitting a stage by the
+// parity of x / 2 folds its expressions, and (2a + 2b) / 2 is a + b only for
+// indices. For values read from an image, int32 arithmetic wraps (2 * 2^30
+// is -2^31), so the folded expression would differ from the interpreter's.
+TEST(ParityPartition, ArithmeticOnDataIsNotFoldedAsIfItCouldNotWrap) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Int32, {N});
+  Func up("up", ScalarType::Int32, {x}, {{0, 2 * N - 1}});
+  up.define((img(x / 2) * 2 + img(x / 2) * 2) / 2 + (img(x / 2) + 1 > img(x / 2)));
+  const Pipeline p({up}, "wrapping_data");
+  const CompiledPipeline compiled = compile(p, Schedule::naive(p));
+  EXPECT_THAT(compiled.source(), testing::HasSubstr("x_coarse")) << "not split by parity";
+  const ParamValues bound = p.bind({{"N", std::int64_t{6}}});
+  Buffer values(ScalarType::Int32, {6});
+  const std::int32_t samples[] = {1, -7, 1 << 30, (1 << 30) + 3, 2147483647, -2147483647 - 1};
+  for (std::int64_t i = 0; i < 6; ++i)
+    values.set_from_double(i, samples[i]);
+  const BufferMap inputs = {{"img", values}};
+  const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("up"),
+                                        compiled.run(bound, inputs, 1).at("up"), 0);
+  EXPECT_FALSE(mismatch.has_value()) << (mismatch ? mismatch->str() : "") << "\n"
+                                     << compiled.source();
+}
+
 } // namespace
 } // namespace trapeze
