@@ -105,6 +105,12 @@ struct Schedule {
   /// storage_of for every stage of `p`, in one pass over the pipeline (where
   /// storage_of scans the groups for each stage).
   std::map<std::string, Storage> storages(const Pipeline& p) const;
+  /// The stages of group `group` that share its tiled space, in the group's
+  /// order: all but the stages inlined into its reductions (inlined, and read
+  /// only by reductions of the group or by other such stages, as a boundary
+  /// condition read by a histogram). Those become part of the reductions'
+  /// updates, which run over reduction domains, so they have no place in it.
+  std::vector<std::string> aligned_stages(const Pipeline& p, std::size_t group) const;
 
   /// Throws trapeze::Error naming the stage or group if the schedule does not
   /// fit the pipeline: an unknown stage, a stage in two groups or in none, a

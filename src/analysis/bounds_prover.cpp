@@ -133,6 +133,12 @@ BoundsProver BoundsProver::for_pipeline(const Pipeline& p) {
   return BoundsProver(std::move(facts));
 }
 
+BoundsProver BoundsProver::with_facts(const std::vector<AffineForm>& more) const {
+  std::vector<AffineForm> facts = facts_;
+  facts.insert(facts.end(), more.begin(), more.end());
+  return BoundsProver(std::move(facts));
+}
+
 std::optional<std::int64_t> BoundsProver::constant_difference(const Expr& a, const Expr& b) const {
   const auto fa = affine_form(a), fb = affine_form(b);
   if (!fa || !fb) return std::nullopt;
@@ -141,10 +147,7 @@ std::optional<std::int64_t> BoundsProver::constant_difference(const Expr& a, con
   return d.constant;
 }
 
-bool BoundsProver::prove_le(const Expr& a, const Expr& b) const {
-  const auto fa = affine_form(a), fb = affine_form(b);
-  if (!fa || !fb) return false;
-  const AffineForm d = *fb - *fa;
+bool BoundsProver::prove_nonnegative(const AffineForm& d, int depth) const {
   if (d.is_constant()) return d.constant >= 0;
   // d >= 0 if d = k * fact + c for a fact (>= 0), an integer k >= 1 and c >= 0:
   // 8n + 7 >= 0 from n - 1 >= 0 (k = 8, c = 15).
@@ -158,6 +161,44 @@ bool BoundsProver::prove_le(const Expr& a, const Expr& b) const {
     const AffineForm rest = d - fact.scaled(k);
     if (rest.is_constant() && rest.constant >= 0) return true;
   }
+  if (depth == 0) return false;
+  // Otherwise through the first atom that is a min, a max or a floor
+  // division by a constant, as a term t * atom of d = rest + t * atom.
+  for (const auto& [key, term] : d.terms) {
+    const auto [t, symbol] = term;
+    const auto* b = symbol.as<Binary>();
+    if (!b) continue;
+    AffineForm rest = d;
+    rest.terms.erase(key);
+    if (b->op == BinaryOp::Min || b->op == BinaryOp::Max) {
+      // t * min(x, y) is t * x or t * y: for a lower bound of d, both when
+      // the atom's least value bounds d (min with t > 0, max with t < 0),
+      // either one otherwise.
+      const auto fx = affine_form(b->a), fy = affine_form(b->b);
+      if (!fx || !fy) continue;
+      const bool both = (b->op == BinaryOp::Min) == (t > 0);
+      const bool x = prove_nonnegative(rest + fx->scaled(t), depth - 1);
+      if (x != both) return x; // both and x false: false; either and x true: true
+      return prove_nonnegative(rest + fy->scaled(t), depth - 1);
+    }
+    const auto* k = b->b.as<IntConst>();
+    if (b->op == BinaryOp::Div && k && k->value >= 1) {
+      // q = floor(n / k): n - k + 1 <= k * q <= n, so k * d >= k * rest +
+      // t * (n - k + 1) for t > 0 and k * rest + t * n for t < 0.
+      const auto fn = affine_form(b->a);
+      if (!fn) continue;
+      AffineForm low = rest.scaled(k->value) + fn->scaled(t);
+      if (t > 0) low.constant -= t * (k->value - 1);
+      return prove_nonnegative(low, depth - 1);
+    }
+  }
+  return false;
+}
+
+bool BoundsProver::prove_le(const Expr& a, const Expr& b) const {
+  const auto fa = affine_form(a), fb = affine_form(b);
+  if (!fa || !fb) return false;
+  if (prove_nonnegative(*fb - *fa, kAtomDepth)) return true;
   // Structural rules for min and max (through casts between index types).
   const auto strip = [](const Expr& e) {
     const auto* c = e.as<Cast>();
@@ -216,6 +257,27 @@ Expr BoundsProver::simplify(const Expr& e) const {
       }
       const Expr rebuilt = Binary::make(b->op, x, y);
       return affine_expr(*affine_form(rebuilt));
+    }
+    if (const auto* k = b->b.as<IntConst>(); b->op == BinaryOp::Div && k && k->value >= 1) {
+      // Floor division by a positive constant: of a constant, folded; of an
+      // affine form every term of which k divides, exact; otherwise an atom
+      // over the simplified numerator, so that equal quotients cancel.
+      const Expr n = simplify(b->a);
+      const AffineForm f = *affine_form(n);
+      const std::int64_t d = k->value;
+      const auto floor_of = [d](std::int64_t v) { return v / d - (v % d != 0 && v < 0 ? 1 : 0); };
+      if (f.is_constant()) return Expr(floor_of(f.constant));
+      bool exact = f.constant % d == 0;
+      for (const auto& [key, term] : f.terms)
+        exact = exact && term.first % d == 0;
+      if (exact) {
+        AffineForm q;
+        q.constant = f.constant / d;
+        for (const auto& [key, term] : f.terms)
+          q.terms[key] = {term.first / d, term.second};
+        return affine_expr(q);
+      }
+      return affine_expr(*affine_form(Binary::make(BinaryOp::Div, n, b->b)));
     }
   }
   return affine_expr(*affine_form(e));

@@ -45,6 +45,8 @@ public:
   /// dimension of every stage, extent >= 1 for every input dimension, and
   /// every parameter within its declared range.
   static BoundsProver for_pipeline(const Pipeline& p);
+  /// This prover with `more` facts (each >= 0), e.g. a loop variable's range.
+  BoundsProver with_facts(const std::vector<AffineForm>& more) const;
 
   /// True if a <= b is proven for every parameter value allowed by the facts.
   bool prove_le(const Expr& a, const Expr& b) const;
@@ -59,6 +61,11 @@ public:
   std::vector<Expr> extents(const std::vector<Interval>& box) const;
 
 private:
+  // Whether d >= 0: by one fact, or, up to `depth` atoms deep, by replacing
+  // a min, max or floor-division atom with its bounds.
+  bool prove_nonnegative(const AffineForm& d, int depth) const;
+  static constexpr int kAtomDepth = 4;
+
   std::vector<AffineForm> facts_;
 };
 

@@ -11,6 +11,7 @@
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
 
+#include <cstdlib>
 #include <functional>
 #include <optional>
 
@@ -108,6 +109,50 @@ Expr box_test(const std::vector<Expr>& args, const std::vector<Interval>& box,
   return test.defined() ? test : Expr(true);
 }
 
+// For a read whose indices mix one outer variable with others of known range
+// (a histogram's 8 * gX - 4 + rx, rx in [0, 8]): a test of the outer
+// variables alone, true only where every index lies in `box` whatever the
+// others are, so that a compiler can hoist it out of their loops. Undefined
+// if no index has such other variables (the read's own box test is then as
+// good), or if an index is not affine or a range is unknown.
+Expr outer_box_test(const std::vector<Expr>& args, const std::vector<Interval>& box,
+                    const EvaluationContext& where, const analysis::BoundsProver& prover) {
+  Expr test;
+  bool mixed = false;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const auto index = analysis::affine_index(args[k]);
+    if (!index) return Expr();
+    Expr lo, hi;
+    if (index->vars.size() <= 1) {
+      lo = hi = as_i64(args[k]);
+    } else {
+      mixed = true;
+      // The outer variable: the largest coefficient; the others over their ranges.
+      std::size_t outer = 0;
+      for (std::size_t v = 1; v < index->vars.size(); ++v)
+        if (std::llabs(index->vars[v].second) > std::llabs(index->vars[outer].second)) outer = v;
+      Expr numerator = parameter_part(*index);
+      numerator = add(numerator, mul(i64(index->vars[outer].second),
+                                     as_i64(VarRef::make(index->vars[outer].first))));
+      Expr low = numerator, high = numerator;
+      for (std::size_t v = 0; v < index->vars.size(); ++v) {
+        if (v == outer) continue;
+        const auto& [name, coefficient] = index->vars[v];
+        const std::size_t at = position_of(name, where);
+        if (at >= where.vars.size() || at >= where.ranges.size()) return Expr();
+        const Interval& range = where.ranges[at];
+        low = add(low, mul(i64(coefficient), coefficient > 0 ? range.lo : range.hi));
+        high = add(high, mul(i64(coefficient), coefficient > 0 ? range.hi : range.lo));
+      }
+      lo = prover.simplify(floor_div(low, index->divisor));
+      hi = prover.simplify(floor_div(high, index->divisor));
+    }
+    const Expr in = and_of(le(prover.simplify(box[k].lo), lo), le(hi, prover.simplify(box[k].hi)));
+    test = test.defined() ? and_of(test, in) : in;
+  }
+  return mixed ? test : Expr();
+}
+
 using ReadRewrite = std::function<Expr(const Access&)>;
 
 // Applies `read` to every read of a stage (innermost first); an undefined
@@ -165,7 +210,8 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
     raw.cases.push_back(
         {regions[i].box, clamped(regions[i].residual), clamped(def.cases[i].value)});
   raw.otherwise = def.otherwise.defined() ? clamped(def.otherwise) : constant(f->type(), 0);
-  Prepared p{f, inline_definition(f->vars(), f->domain(), raw)};
+  Prepared p{f, inline_definition(f->vars(), f->domain(), raw),
+             def.boundary && def.boundary->condition != "constant_exterior"};
   for (ProduceCase& c : p.def.cases)
     c.box = simplified(c.box);
   return prepared_.emplace(f->name(), std::move(p)).first->second;
@@ -245,14 +291,27 @@ std::optional<StageInliner::Box> StageInliner::read_box(const std::vector<Expr>&
   std::vector<bool> used(where.vars.size(), false);
   for (std::size_t k = 0; k < args.size(); ++k) {
     const auto index = analysis::affine_index(args[k]);
-    if (!index || index->vars.size() != 1 || index->vars[0].second != 1) return std::nullopt;
-    const std::size_t v = position_of(index->vars[0].first, where);
+    if (!index) return std::nullopt;
+    // An index of no variable constrains no variable, if it lies in the box.
+    if (index->vars.empty()) {
+      const auto numerators = numerator_range(*index, where);
+      if (numerators && place(*numerators, index->divisor, box[k], prover_) == Placement::Inside)
+        continue;
+      return std::nullopt;
+    }
+    // (A group aligns only positive scalings: no fused read has a < 0.)
+    if (index->vars.size() != 1 || index->vars[0].second < 1) return std::nullopt;
+    const auto& [var, a] = index->vars[0];
+    const std::size_t v = position_of(var, where);
     if (v == where.vars.size() || used[v]) return std::nullopt;
     used[v] = true;
-    // floor((var + rest) / d) in [lo, hi]  <=>  var + rest in numerators_in([lo, hi], d).
+    // floor((a*var + rest) / d) in [lo, hi]  <=>  a*var + rest in [N0, N1] =
+    // numerators_in([lo, hi], d)  <=>  var in [ceil((N0 - rest) / a),
+    // floor((N1 - rest) / a)] (a > 1: a read at a stride, as down-sampling's).
     const Expr rest = parameter_part(*index);
     const Interval in = numerators_in(box[k], index->divisor);
-    part[v] = Interval(prover_.simplify(sub(in.lo, rest)), prover_.simplify(sub(in.hi, rest)));
+    part[v] = Interval(prover_.simplify(ceil_div(sub(in.lo, rest), a)),
+                       prover_.simplify(floor_div(sub(in.hi, rest), a)));
   }
   return intersect(where.ranges, part);
 }
@@ -358,6 +417,14 @@ Expr StageInliner::read_of(const Prepared& stage, const std::vector<Expr>& args,
     if (placement == Placement::Unknown) {
       const std::optional<Box> part = read_box(args, cases[i].box, place.where);
       if (part && excluded(*part, place)) continue;
+      if (stage.default_everywhere) {
+        // The default reads the same: no box test, only a cheaper direct
+        // read where a test of the outer variables shows the read inside.
+        const Expr outer = outer_box_test(args, cases[i].box, place.where, prover_);
+        if (outer.defined() && !cases[i].residual.defined())
+          value = Select::make(outer, at_point(cases[i].value), value);
+        continue;
+      }
     }
     const Expr v = at_point(cases[i].value);
     const Expr& residual = cases[i].residual;
@@ -421,10 +488,14 @@ void inline_stages(GroupState& g, LoweringState& state) {
     std::optional<Reduction> reduction = p->reduction;
     if (reduction) {
       reduction->init = inliner.inline_reads(reduction->init, domain);
+      // The updates run over the reduction domain (the stage's own ranges,
+      // valid in every tile).
+      const Reduction& own = *f.definition().reduction;
+      const EvaluationContext rdom{own.rvars, own.rdom};
       for (ReductionUpdate& u : reduction->updates) {
         for (Expr& t : u.target)
-          t = inliner.inline_reads(t, {});
-        u.value = inliner.inline_reads(u.value, {});
+          t = inliner.inline_reads(t, rdom);
+        u.value = inliner.inline_reads(u.value, rdom);
       }
     }
     n.nest = Produce::make(p->stage, p->buffer, p->box, std::move(cases), otherwise,

@@ -46,15 +46,18 @@ public:
   /// a case whose box contains every point the read can touch from `where` and
   /// that has no other condition is the value; a case whose box no such point
   /// touches is dropped; any other case becomes a select on its condition, lazy
-  /// in its box test, so that its value is only evaluated inside its box.
+  /// in its box test, so that its value is only evaluated inside its box
+  /// (unless the stage's default reads what the case does everywhere, as a
+  /// clamping boundary condition's: then the default alone).
   Expr inline_reads(const Expr& e, const EvaluationContext& where) const;
 
   /// `def`, the definition of a stage with variables `vars` over `domain`,
   /// with its reads of inlined stages replaced (each case's value and residual
   /// in its box, the otherwise in the domain). Where a read's case holds on a
   /// part of a case's points only, and that part is a box of `vars` (every
-  /// index of the read one variable with coefficient 1, over a divisor, each
-  /// variable in one index), the case is first split in two: that part, then
+  /// index of the read one variable times an integer, over a divisor, each
+  /// variable in one index, or a constant inside the case's box), the case is
+  /// first split in two: that part, then
   /// the rest, where the read's case is known to fail. The part is split
   /// again by the other reads before the rest is, so a stencil reading a
   /// boundary condition at several offsets gets an interior piece where every
@@ -73,6 +76,12 @@ private:
   struct Prepared {
     ir::FunctionPtr stage;
     CasedDefinition def;
+    // The default reads, at every point, what the cases read in their boxes
+    // (a boundary condition other than constant_exterior: the clamped,
+    // wrapped or mirrored index is the index itself inside the source). A
+    // read that cannot be placed then takes the default alone: a clamp,
+    // where a select on the box would test and branch at every point.
+    bool default_everywhere = false;
   };
   // Where an expression is evaluated, and boxes of its variables known to
   // hold none of its points (the boxes of earlier cases split off).

@@ -11,6 +11,31 @@ using namespace ir;
 
 namespace {
 
+// `e` with every integer min and max that the prover orders replaced by the
+// side it picks: a clamped index of a boundary condition, min(max(y - 31, 0),
+// C - 1), is y - 31 in the interior piece and 0 in the piece where y < 31, a
+// direct or a constant read the C++ compiler vectorizes.
+class ResolveMinMax : public ExprMutator {
+public:
+  explicit ResolveMinMax(const analysis::BoundsProver& prover) : prover_(prover) {}
+
+protected:
+  Expr mutate_node(const Binary* n, const Expr& self) override {
+    const Expr e = ExprMutator::mutate_node(n, self);
+    const auto* b = e.as<Binary>();
+    if (!b || (b->op != BinaryOp::Min && b->op != BinaryOp::Max) ||
+        !(b->type == ScalarType::Int32 || b->type == ScalarType::Int64))
+      return e;
+    const bool is_min = b->op == BinaryOp::Min;
+    if (prover_.prove_le(b->a, b->b)) return is_min ? b->a : b->b;
+    if (prover_.prove_le(b->b, b->a)) return is_min ? b->b : b->a;
+    return e;
+  }
+
+private:
+  const analysis::BoundsProver& prover_;
+};
+
 // A case still possible in the piece being split: its index, and the test of
 // its box along the dimensions where its boundaries could not be ordered.
 struct LiveCase {
@@ -42,7 +67,7 @@ public:
     std::vector<LiveCase> live;
     for (std::size_t i = 0; i < p_.cases.size(); ++i)
       live.push_back({i, Expr()});
-    return split(0, p_.box, live, p_.loops.parallel);
+    return split(0, p_.box, live, p_.loops.parallel, {});
   }
 
 private:
@@ -61,11 +86,14 @@ private:
     return value;
   }
 
-  Stmt leaf(const std::vector<Interval>& box, const std::vector<LiveCase>& live,
-            bool parallel) const {
+  // `known`: what the pieces around this one say of its variables (each >= 0).
+  Stmt leaf(const std::vector<Interval>& box, const std::vector<LiveCase>& live, bool parallel,
+            const std::vector<analysis::AffineForm>& known) const {
     ProduceLoops loops = p_.loops;
     loops.parallel = parallel;
-    return Produce::make(p_.stage, p_.buffer, box, {}, chain(live), std::nullopt, loops);
+    Expr value = chain(live);
+    if (!known.empty()) value = ResolveMinMax(prover_.with_facts(known)).mutate(value);
+    return Produce::make(p_.stage, p_.buffer, box, {}, value, std::nullopt, loops);
   }
 
   bool equal(const Expr& a, const Expr& b) const {
@@ -96,10 +124,12 @@ private:
     TRAPEZE_ASSERT(false, "a cut disappeared: " + ir::to_string(cut));
   }
 
-  // The statements computing `box` from dimension d on, with `live` possible.
+  // The statements computing `box` from dimension d on, with `live` possible
+  // and the outer dimensions' pieces `known`.
   std::vector<Stmt> split(int d, const std::vector<Interval>& box,
-                          const std::vector<LiveCase>& live, bool parallel) const {
-    if (d == dims() || live.empty()) return {leaf(box, live, parallel)};
+                          const std::vector<LiveCase>& live, bool parallel,
+                          const std::vector<analysis::AffineForm>& known) const {
+    if (d == dims() || live.empty()) return {leaf(box, live, parallel, known)};
     const auto k = static_cast<std::size_t>(d);
     struct Span {
       Expr start, stop;
@@ -151,7 +181,14 @@ private:
       const Interval piece(bounds[j], prover_.simplify(plus(bounds[j + 1], -1)));
       std::vector<Interval> narrowed = box;
       narrowed[k] = piece;
-      std::vector<Stmt> below = split(d + 1, narrowed, inside, parallel);
+      // Whatever the tile, the piece lies between its cuts: cuts[j-1] <= v <= cuts[j] - 1.
+      std::vector<analysis::AffineForm> facts = known;
+      const auto v = analysis::affine_form(as_i64(var(d)));
+      if (j >= 1)
+        if (const auto lo = analysis::affine_form(cuts[j - 1])) facts.push_back(*v - *lo);
+      if (j < cuts.size())
+        if (const auto hi = analysis::affine_form(plus(cuts[j], -1))) facts.push_back(*hi - *v);
+      std::vector<Stmt> below = split(d + 1, narrowed, inside, parallel, facts);
       if (below.size() == 1) {
         out.push_back(below.front());
         continue;
@@ -163,8 +200,8 @@ private:
       out.push_back(
           For::make(p_.stage->vars()[k], piece.lo, piece.hi,
                     parallel_here ? ForKind::Parallel : ForKind::Serial,
-                    Block::make(split(d + 1, narrowed, inside, parallel && !parallel_here)), 1,
-                    p_.loops.schedule));
+                    Block::make(split(d + 1, narrowed, inside, parallel && !parallel_here, facts)),
+                    1, p_.loops.schedule));
     }
     return out;
   }

@@ -63,7 +63,7 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
                              const analysis::BoundsProver& prover) {
   const GroupSchedule& group = schedule.groups.at(index);
   std::vector<const Function*> members;
-  for (const std::string& name : group.stages)
+  for (const std::string& name : schedule.aligned_stages(p, index))
     members.push_back(p.stage(name).get());
   std::string name = "group " + std::to_string(index) + " (" + stage_names(group.stages) + ")";
   analysis::GroupAlignment alignment = analysis::align_and_scale(p, members);

@@ -2,6 +2,7 @@
 #include "trapeze/schedule.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 namespace trapeze {
@@ -94,6 +95,30 @@ std::map<std::string, Storage> Schedule::storages(const Pipeline& p) const {
         if (group(consumer->name()) != group(f->name())) s = Storage::Full;
     out.emplace(f->name(), s);
   }
+  return out;
+}
+
+std::vector<std::string> Schedule::aligned_stages(const Pipeline& p, std::size_t group) const {
+  const std::vector<std::string>& names = groups.at(group).stages;
+  const std::set<std::string> in_group(names.begin(), names.end());
+  std::set<std::string> folded;
+  // Consumers first, so that a chain of inlined stages folds in one pass.
+  const auto& stages = p.stages(); // in topological order
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const ir::Function& f = **it;
+    const auto stored = storage.find(f.name());
+    if (!in_group.count(f.name()) || stored == storage.end() || stored->second != Storage::Inlined)
+      continue;
+    const auto consumers = p.consumers(f);
+    bool into_reductions = !consumers.empty();
+    for (const auto& c : consumers)
+      into_reductions = into_reductions && in_group.count(c->name()) &&
+                        (c->definition().is_reduction() || folded.count(c->name()));
+    if (into_reductions) folded.insert(f.name());
+  }
+  std::vector<std::string> out;
+  for (const std::string& name : names)
+    if (!folded.count(name)) out.push_back(name);
   return out;
 }
 

@@ -161,12 +161,25 @@ private:
     return stages;
   }
 
+  // Whether `f` reads, directly or through stages inlined into it, a stage
+  // of group g that is not inlined.
+  bool reads_computed_stage_of(const ir::Function& f, std::size_t g) const {
+    for (const auto& producer : p_.producer_stages(f)) {
+      if (group_of_.at(producer->name()) != g) continue;
+      const auto it = s_.storage.find(producer->name());
+      if (it == s_.storage.end() || it->second != Storage::Inlined) return true;
+      if (reads_computed_stage_of(*producer, g)) return true;
+    }
+    return false;
+  }
+
   // A fused group: connected; a reduction in it reads only stages of earlier
-  // groups (a tile computes the part of it that the tile reads, from them).
+  // groups (a tile computes the part of it that the tile reads, from them),
+  // or stages inlined into it that do.
   void check_fusable(std::size_t g) const {
     const std::vector<const ir::Function*> stages = group_stages(g);
     for (const ir::Function* f : stages) {
-      if (!f->definition().is_reduction()) continue;
+      if (!f->definition().is_reduction() || !reads_computed_stage_of(*f, g)) continue;
       for (const auto& producer : p_.producer_stages(*f))
         if (group_of_.at(producer->name()) == g)
           throw Error("schedule: " + describe_group(s_, g) + " fuses the reduction " +
@@ -182,7 +195,9 @@ private:
   // stage's own, or those of the alignment of the fused stages (which fails
   // if a dependence cannot be made constant).
   std::vector<std::string> space_dimensions(std::size_t g) const {
-    const std::vector<const ir::Function*> stages = group_stages(g);
+    std::vector<const ir::Function*> stages;
+    for (const std::string& name : s_.aligned_stages(p_, g))
+      stages.push_back(p_.stage(name).get());
     if (stages.size() == 1 && s_.groups[g].tile_sizes.empty()) return stages.front()->vars();
     const analysis::GroupAlignment alignment = analysis::align_and_scale(p_, stages);
     if (!alignment.ok)

@@ -112,6 +112,11 @@ TEST(ScheduleErrors, ReductionInAFusedGroup) {
   fused.groups = {group({"twice", "hist2"})};
   EXPECT_TRAPEZE_ERROR(fused.validate(p2), "group 0 [twice, hist2] fuses the reduction 'hist2'",
                        "with its producer 'twice'", "put 'twice' in an earlier group");
+  // Inlined, `twice` is part of hist2's updates: it has no place in the
+  // group's space, and the reduction reads only the input through it.
+  fused.storage["twice"] = Storage::Inlined;
+  EXPECT_NO_THROW(fused.validate(p2));
+  EXPECT_EQ(fused.aligned_stages(p2, 0), std::vector<std::string>{"hist2"});
 
   Schedule inlined = Schedule::naive(p);
   inlined.storage["hist"] = Storage::Inlined;

@@ -333,14 +333,16 @@ TEST(LowerSchedule, InlinedCaseResolvedByTheReadersEarlierCases) {
   EXPECT_THAT(ir, testing::Not(HasSubstr("select")));
 }
 
-// A read that cannot be split on (its index strides by 2: its points in A's
-// box are not a box of x) keeps the case as a select on its box test, lazy in
-// front of the case's value.
-TEST(LowerSchedule, InlinedCaseStraddlingItsBoxIsASelect) {
+// A read at a stride is split on too: its points in A's box, 1 <= 2x <= N,
+// are the box 1 <= x <= N / 2 of x, which reads A's case directly.
+TEST(LowerSchedule, InlinedCaseReadAtAStrideIsSplit) {
   const std::string ir = lowered_inlined_reader(
       [](Func& B, Func& A, const Var& x, const Param&) { B.define(A(2 * x) * 2.0f); });
-  EXPECT_THAT(ir, HasSubstr("select(1 <= int64(2 * x) && 2 * x <= N, img(2 * x - 1) + "
-                            "img(2 * x + 1), 7.0f) * 2.0f"));
+  EXPECT_THAT(ir, HasSubstr("B(x) = 7.0f * 2.0f\n"));
+  EXPECT_THAT(ir, HasSubstr("vectorized for x in [min(max(1, B_x_first), B_x_last + 1), "
+                            "min(max(max(N / 2, 0), B_x_first - 1), B_x_last)]:\n"
+                            "    B(x) = (img(2 * x - 1) + img(2 * x + 1)) * 2.0f\n"));
+  EXPECT_THAT(ir, testing::Not(HasSubstr("select")));
 }
 
 TEST(LowerSchedule, IntraTileFusionOfConsumersOfACommonProducer) {
