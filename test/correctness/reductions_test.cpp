@@ -167,7 +167,7 @@ TEST(FusedReductions, BilateralGridMatchesInterpreter) {
     EXPECT_FALSE(mismatch.has_value()) << s.to_json() << "\n" << (mismatch ? mismatch->str() : "");
   }
   const std::string ir = testing_support::lowered_text(p, schedules[1]);
-  EXPECT_THAT(ir, HasSubstr("serial for gX in [max(1, grid_X_lo), min((R - 1) / 8 - 1, "
+  EXPECT_THAT(ir, HasSubstr("serial for gX in [max(-2, grid_X_lo), min((R - 1) / 8 + 3, "
                             "grid_X_hi)]"));
   EXPECT_THAT(ir, HasSubstr("if grid_c_lo <= 1 && 1 <= grid_c_hi:")); // one channel per tile
 }

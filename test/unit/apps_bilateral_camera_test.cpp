@@ -54,29 +54,35 @@ TEST(BilateralCameraApps, FollowHarrisInTheRegistry) {
 TEST(BilateralGridApp, HasTheSixStagesOfTheSpec) {
   const App& app = find_app("bilateral_grid");
   const Pipeline p = app.build();
-  EXPECT_EQ(p.stages().size(), 6u);
-  EXPECT_EQ(stage_names(p),
-            (std::set<std::string>{"grid", "blurz", "blurx", "blury", "interpolated", "filtered"}));
+  // The spec's six stages, and the boundary condition that gives its padding.
+  EXPECT_EQ(p.stages().size(), 7u);
+  EXPECT_EQ(stage_names(p), (std::set<std::string>{"input_repeat_edge", "grid", "blurz", "blurx",
+                                                   "blury", "interpolated", "filtered"}));
   EXPECT_TRUE(p.stage("grid")->definition().is_reduction());
   ASSERT_EQ(p.outputs().size(), 1u);
   EXPECT_EQ(p.outputs()[0]->name(), "filtered");
-  // The spec's default size: R = 2560 + 56, C = 1536 + 56, grid X in [1, 325], Y in [1, 197].
+  // The spec's default size, 2560 x 1536; its grid X in [1, 325], Y in [1, 197]
+  // of the padded image are X in [-2, 322], Y in [-2, 194] of the image.
   const ParamValues bound = p.bind(app.default_size);
-  EXPECT_EQ(bound.at("R").i, 2616);
-  EXPECT_EQ(bound.at("C").i, 1592);
+  EXPECT_EQ(bound.at("R").i, 2560);
+  EXPECT_EQ(bound.at("C").i, 1536);
   const Box grid = concrete_domain(*p.stage("grid"), bound);
-  EXPECT_EQ(grid.str(), "[0, 1] x [1, 325] x [1, 197] x [0, 14]");
+  EXPECT_EQ(grid.str(), "[0, 1] x [-2, 322] x [-2, 194] x [0, 14]");
   EXPECT_EQ(concrete_domain(*p.stage("blury"), bound).str(),
-            "[0, 1] x [3, 323] x [3, 195] x [2, 12]");
-  EXPECT_EQ(concrete_domain(*p.stage("filtered"), bound).str(), "[24, 2583] x [24, 1559]");
+            "[0, 1] x [0, 320] x [0, 192] x [2, 12]");
+  EXPECT_EQ(concrete_domain(*p.stage("filtered"), bound).str(), "[0, 2559] x [0, 1535]");
+  // The histogram reads 20 points before the image and up to 28 after it.
+  EXPECT_EQ(concrete_domain(*p.stage("input_repeat_edge"), bound).str(),
+            "[-28, 2587] x [-28, 1563]");
 }
 
 TEST(BilateralGridApp, HistogramOfAConstantImageFillsOneBin) {
   const App& app = find_app("bilateral_grid");
   const Pipeline p = app.build();
-  const ParamValues params = app.size_for_image(3, 5); // R = 59, C = 61: X, Y in [1, 6]
+  const ParamValues params = app.size_for_image(3, 5); // X, Y in [-2, 3]
   const Pipeline grid_only = only(p, "grid");
-  // v = 0.5: bin 2 + (int)(10 * 0.5 + 0.5) = 7; each cell sums 9 x 9 samples.
+  // v = 0.5: bin 2 + (int)(10 * 0.5 + 0.5) = 7; each cell sums 9 x 9 samples
+  // (clamped to the edge, all 0.5).
   const BufferMap out =
       interpret(grid_only, params, constant_bilateral_input(grid_only, params, 0.5f));
   const Buffer& grid = out.at("grid");
@@ -101,7 +107,8 @@ TEST(BilateralGridApp, ConstantImagesComeOutUnchangedEvenAtOne) {
   }
 }
 
-TEST(BilateralGridApp, InputsFromAnImageArePaddedWithClampToEdge) {
+// The image is the input as it is: the boundary condition clamps to its edges.
+TEST(BilateralGridApp, InputsFromAnImageAreTheImage) {
   const App& app = find_app("bilateral_grid");
   const Pipeline p = app.build();
   Buffer image(ScalarType::UInt8, {10, 12});
@@ -110,16 +117,11 @@ TEST(BilateralGridApp, InputsFromAnImageArePaddedWithClampToEdge) {
   const ParamValues params = app.size_for_image(10, 12);
   const BufferMap inputs = app.inputs_from_image(p, p.bind(params), image);
   const Buffer& input = inputs.at("input");
-  ASSERT_EQ(input.extents(), (std::vector<std::int64_t>{66, 68}));
-  const auto pixel = [&](std::int64_t x, std::int64_t y) {
-    return static_cast<float>(image.at<std::uint8_t>({x, y})) / 255.0f;
-  };
-  EXPECT_FLOAT_EQ(input.at<float>({24, 24}), pixel(0, 0));
-  EXPECT_FLOAT_EQ(input.at<float>({0, 0}), pixel(0, 0));
-  EXPECT_FLOAT_EQ(input.at<float>({65, 67}), pixel(9, 11));
-  EXPECT_FLOAT_EQ(input.at<float>({3, 30}), pixel(0, 6));
-  EXPECT_FLOAT_EQ(input.at<float>({40, 66}), pixel(9, 11));
-  EXPECT_FLOAT_EQ(input.at<float>({30, 2}), pixel(6, 0));
+  ASSERT_EQ(input.extents(), (std::vector<std::int64_t>{10, 12}));
+  for (std::int64_t x = 0; x < 10; ++x)
+    for (std::int64_t y = 0; y < 12; ++y)
+      ASSERT_FLOAT_EQ(input.at<float>({x, y}),
+                      static_cast<float>(image.at<std::uint8_t>({x, y})) / 255.0f);
   // The synthetic input stays in [0, 1) (the spec's edge case v = 1.0 is for user images).
   const BufferMap synthetic = app.make_inputs(p, p.bind(app.small_size));
   const Buffer& s = synthetic.at("input");

@@ -283,21 +283,24 @@ TEST(PyramidBlend, Has40StagesNamedAsTheSpec) {
     }
   for (int l = 0; l <= 3; ++l)
     expected.push_back("Res_" + std::to_string(l));
+  // and the boundary conditions that give the spec's padding.
+  for (const char* input : {"img1", "img2", "mask"})
+    expected.push_back(std::string(input) + "_repeat_edge");
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(p.stages().size(), 40u);
+  EXPECT_EQ(p.stages().size(), 43u);
   EXPECT_EQ(sorted_stage_names(p), expected);
   EXPECT_EQ(p.outputs()[0]->name(), "blend");
   EXPECT_EQ(p.stage("Dy_2_mask")->dimensions(), 2);
   EXPECT_EQ(p.stage("Dy_2_img2")->dimensions(), 3);
-  // 2160 x 3840 is the output; the inputs add 60.
-  EXPECT_EQ(app.default_size.at("R").i, 2220);
-  EXPECT_EQ(app.default_size.at("C").i, 3900);
+  // 2160 x 3840 is the image, in and out.
+  EXPECT_EQ(app.default_size.at("R").i, 2160);
+  EXPECT_EQ(app.default_size.at("C").i, 3840);
 }
 
 TEST(PyramidBlend, DomainsAtAnOddSize) {
   const App& app = find_app("pyramid_blend");
   const Pipeline p = app.build();
-  const ParamValues size = app.size_for_image(37, 61); // R = 97, C = 121
+  const ParamValues size = app.size_for_image(37, 61); // the padded 97 x 121
   EXPECT_EQ(domain_of(p, "Dx_1_img1", size), "[0, 2] x [1, 46] x [0, 119]");
   EXPECT_EQ(domain_of(p, "Dy_1_img1", size), "[0, 2] x [1, 46] x [1, 58]");
   EXPECT_EQ(domain_of(p, "Dx_3_mask", size), "[3, 10] x [2, 28]");
@@ -308,6 +311,7 @@ TEST(PyramidBlend, DomainsAtAnOddSize) {
   EXPECT_EQ(domain_of(p, "Col_2_x", size), "[0, 2] x [7, 18] x [3, 13]");
   EXPECT_EQ(domain_of(p, "Col_1", size), "[0, 2] x [15, 34] x [15, 46]");
   EXPECT_EQ(domain_of(p, "blend", size), "[0, 2] x [31, 67] x [31, 91]");
+  EXPECT_EQ(domain_of(p, "img1_repeat_edge", size), "[0, 2] x [-31, 67] x [-31, 91]");
   const Buffer out = allocate_output(p, *p.stage("blend"), p.bind(size));
   EXPECT_EQ(out.extents(), (std::vector<std::int64_t>{3, 37, 61}));
 }
@@ -339,14 +343,14 @@ TEST(PyramidBlend, EvenCasesStartAtTheFirstEvenPoint) {
   EXPECT_EQ(even_case_start("blend", 2), 32);
 }
 
-// An impulse of 1 at img1(0, 40, 40); the values below were worked out by
-// hand (all are exact in float: sums of powers of two).
+// An impulse of 1 at img1(0, 9, 9), the pyramid's (40, 40); the values below
+// were worked out by hand (all are exact in float: sums of powers of two).
 TEST(PyramidBlend, SamplingByHand) {
   const App& app = find_app("pyramid_blend");
   const Pipeline p = app.build();
-  const ParamValues size = app.size_for_image(40, 40); // R = C = 100
-  Buffer img1(ScalarType::Float32, {3, 100, 100});
-  img1.at<float>({0, 40, 40}) = 1.0f;
+  const ParamValues size = app.size_for_image(40, 40); // padded: 100 x 100
+  Buffer img1(ScalarType::Float32, {3, 40, 40});
+  img1.at<float>({0, 9, 9}) = 1.0f;
   const SubPipeline s(p, {"Dx_1_img1", "Dy_1_img1", "Ux_0_img1", "Uy_0_img1"}, size,
                       {{"img1", img1}});
   // Dx_1(x) = (G(2x-2) + 4G(2x-1) + 6G(2x) + 4G(2x+1) + G(2x+2)) / 16.
@@ -384,27 +388,23 @@ TEST(PyramidBlend, BlendingAnImageWithItselfGivesItBack) {
   for (std::int64_t c = 0; c < 3; ++c)
     for (std::int64_t x = 0; x < 21; ++x)
       for (std::int64_t y = 0; y < 26; ++y)
-        ASSERT_NEAR(out.at<float>({c, x, y}), img.at<float>({c, x + 31, y + 31}), 1e-5)
+        ASSERT_NEAR(out.at<float>({c, x, y}), img.at<float>({c, x, y}), 1e-5)
             << c << " " << x << " " << y;
 }
 
-TEST(PyramidBlend, SyntheticInputsArePaddedAndTheMaskHasASeam) {
+TEST(PyramidBlend, SyntheticInputsAreImagesAndTheMaskHasASeam) {
   const App& app = find_app("pyramid_blend");
   const Pipeline p = app.build();
   const BufferMap inputs = app.make_inputs(p, p.bind(app.size_for_image(10, 12)));
   const Buffer& img1 = inputs.at("img1");
-  ASSERT_EQ(img1.extents(), (std::vector<std::int64_t>{3, 70, 72}));
-  // Clamp-to-edge: the padding repeats the nearest image pixel.
-  EXPECT_EQ(img1.at<float>({1, 0, 0}), img1.at<float>({1, 31, 31}));
-  EXPECT_EQ(img1.at<float>({2, 69, 71}), img1.at<float>({2, 40, 42}));
-  EXPECT_EQ(img1.at<float>({0, 35, 71}), img1.at<float>({0, 35, 42}));
-  EXPECT_NE(img1.at<float>({0, 35, 40}), inputs.at("img2").at<float>({0, 35, 40}));
+  ASSERT_EQ(img1.extents(), (std::vector<std::int64_t>{3, 10, 12}));
+  EXPECT_NE(img1.at<float>({0, 4, 9}), inputs.at("img2").at<float>({0, 4, 9}));
   const Buffer& mask = inputs.at("mask");
-  ASSERT_EQ(mask.extents(), (std::vector<std::int64_t>{70, 72}));
+  ASSERT_EQ(mask.extents(), (std::vector<std::int64_t>{10, 12}));
   EXPECT_EQ(mask.at<float>({0, 5}), 0.0f);
-  EXPECT_EQ(mask.at<float>({35, 5}), 0.0f); // image row 4
-  EXPECT_EQ(mask.at<float>({36, 5}), 1.0f); // image row 5 = 10 / 2
-  EXPECT_EQ(mask.at<float>({69, 71}), 1.0f);
+  EXPECT_EQ(mask.at<float>({4, 5}), 0.0f);
+  EXPECT_EQ(mask.at<float>({5, 5}), 1.0f); // row 5 = 10 / 2
+  EXPECT_EQ(mask.at<float>({9, 11}), 1.0f);
 }
 
 TEST(PyramidBlend, InputsFromAnImageMirrorIt) {
@@ -414,27 +414,26 @@ TEST(PyramidBlend, InputsFromAnImageMirrorIt) {
   Buffer rgb(ScalarType::UInt8, {3, 5, 7});
   rgb.at<std::uint8_t>({2, 1, 0}) = 255;
   const BufferMap inputs = app.inputs_from_image(p, bound, rgb);
-  ASSERT_EQ(inputs.at("img1").extents(), (std::vector<std::int64_t>{3, 65, 67}));
-  ASSERT_EQ(inputs.at("img2").extents(), (std::vector<std::int64_t>{3, 65, 67}));
-  ASSERT_EQ(inputs.at("mask").extents(), (std::vector<std::int64_t>{65, 67}));
-  EXPECT_EQ(inputs.at("img1").at<float>({2, 32, 31}), 1.0f);
-  EXPECT_EQ(inputs.at("img1").at<float>({2, 32, 0}), 1.0f);  // clamp-to-edge
-  EXPECT_EQ(inputs.at("img2").at<float>({2, 32, 37}), 1.0f); // mirrored: column 6
-  EXPECT_EQ(inputs.at("img2").at<float>({2, 32, 31}), 0.0f);
-  EXPECT_EQ(inputs.at("mask").at<float>({32, 40}), 0.0f);
-  EXPECT_EQ(inputs.at("mask").at<float>({33, 40}), 1.0f);
+  ASSERT_EQ(inputs.at("img1").extents(), (std::vector<std::int64_t>{3, 5, 7}));
+  ASSERT_EQ(inputs.at("img2").extents(), (std::vector<std::int64_t>{3, 5, 7}));
+  ASSERT_EQ(inputs.at("mask").extents(), (std::vector<std::int64_t>{5, 7}));
+  EXPECT_EQ(inputs.at("img1").at<float>({2, 1, 0}), 1.0f);
+  EXPECT_EQ(inputs.at("img2").at<float>({2, 1, 6}), 1.0f); // mirrored: column 6
+  EXPECT_EQ(inputs.at("img2").at<float>({2, 1, 0}), 0.0f);
+  EXPECT_EQ(inputs.at("mask").at<float>({1, 4}), 0.0f);
+  EXPECT_EQ(inputs.at("mask").at<float>({2, 4}), 1.0f); // row 2 = 5 / 2
   // Grey is replicated into the three channels.
   Buffer grey(ScalarType::UInt8, {5, 7});
   grey.at<std::uint8_t>({4, 6}) = 255;
   const Buffer g = app.inputs_from_image(p, bound, grey).at("img1");
   for (std::int64_t c = 0; c < 3; ++c)
-    EXPECT_EQ(g.at<float>({c, 35, 37}), 1.0f);
+    EXPECT_EQ(g.at<float>({c, 4, 6}), 1.0f);
   // An image of another size does not fit the parameters.
   try {
     app.inputs_from_image(p, bound, Buffer(ScalarType::UInt8, {3, 6, 7}));
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("a 6x7 image does not fit R = 65, C = 67"));
+    EXPECT_THAT(e.what(), HasSubstr("a 6x7 image does not fit R = 5, C = 7"));
   }
 }
 

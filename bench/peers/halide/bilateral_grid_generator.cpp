@@ -4,11 +4,15 @@
 // and filtered(x, y), with x (X) the row, y (Y) the column and the last
 // dimension contiguous; Halide lists the innermost dimension first, so here
 // they are grid(z, Y, X, c), interpolated(y, x, c) and filtered(y, x) over
-// the same index values. The input starts at (0, 0), the output at (24, 24).
+// the same index values. The input (the unpadded image) and the output start
+// at (0, 0); the histogram reads the input through
+// BoundaryConditions::repeat_edge over the extents passed as `rows` and
+// `cols` (not the buffer's, which bench grows for small sizes), as trapeze's
+// boundary::repeat_edge.
 //
 // Domains: the grid stages are pure in X, Y (and c, z), so Halide computes
 // them over what their consumers need, which is exactly trapeze's domains
-// (filtered's rows [24, R-33] need blury's X in [3, (R-1)/8-3], and so on).
+// (filtered's rows [0, R-1] need blury's X in [0, (R-1)/8+1], and so on).
 // The data-dependent indices (the histogram bin written, the z read by the
 // interpolation) are clamped into the producer's domain, as trapeze does.
 #include "Halide.h"
@@ -20,6 +24,7 @@ using namespace Halide;
 class BilateralGridGenerator : public Generator<BilateralGridGenerator> {
 public:
   Input<Buffer<float>> input{"input", 2};
+  Input<int> rows{"rows"}, cols{"cols"}; // the image's extents
   Output<Buffer<float>> filtered{"filtered", 2};
 
   void generate() {
@@ -28,7 +33,8 @@ public:
     // is innermost), as trapeze's reduction order; channel 0 sums the
     // values, channel 1 counts them.
     r = RDom(0, 9, 0, 9, "r");
-    const Expr sample = input(8 * Y - 4 + r.x, 8 * X - 4 + r.y);
+    clamped = BoundaryConditions::repeat_edge(input, {{0, cols}, {0, rows}});
+    const Expr sample = clamped(8 * Y - 4 + r.x, 8 * X - 4 + r.y);
     // strict_float (here and below): IEEE evaluation in the order written,
     // without fused multiply-adds, as trapeze's generated code
     // (-ffp-contract=off); a fused 10v + 0.5 could put a sample in another bin.
@@ -70,10 +76,11 @@ public:
   }
 
   void schedule() {
-    // The benchmark's default size: a 2560 x 1536 output, the input padded
-    // by 24 (top/left) and 32 (bottom/right).
-    input.set_estimates({{0, 1536 + 56}, {0, 2560 + 56}});
-    filtered.set_estimates({{24, 1536}, {24, 2560}});
+    // The benchmark's default size: a 2560 x 1536 image, in and out.
+    input.set_estimates({{0, 1536}, {0, 2560}});
+    rows.set_estimate(2560);
+    cols.set_estimate(1536);
+    filtered.set_estimates({{0, 1536}, {0, 2560}});
     if (auto_schedule) return;
     // The schedule an expert writes: the grid stages in two passes over the
     // grid's rows X, both parallel over X. Pass 1 (blurz at root): per row
@@ -100,7 +107,8 @@ public:
 private:
   RDom r; // the histogram's samples (made in generate(), scheduled in schedule())
   Var c{"c"}, x{"x"}, y{"y"}, z{"z"}, X{"X"}, Y{"Y"};
-  Func grid{"grid"}, blurz{"blurz"}, blurx{"blurx"}, blury{"blury"}, interpolated{"interpolated"};
+  Func clamped{"clamped"}, grid{"grid"}, blurz{"blurz"}, blurx{"blurx"}, blury{"blury"},
+      interpolated{"interpolated"};
 };
 
 } // namespace

@@ -3,8 +3,12 @@
 // Coordinates: trapeze's stages are f(c, x, y) (colour) or f(x, y) (the
 // mask's), x the row and y the contiguous column; Halide lists the innermost
 // dimension first, so every Func here is f(y, x, c) or f(y, x) over the same
-// index values. The inputs start at 0, the output `blend` at (c, x, y) =
-// (0, 31, 31), as in the trapeze pipeline.
+// index values: the spec's padded coordinates, where the image starts at
+// (31, 31). The inputs are the unpadded images (and mask), read through
+// BoundaryConditions::repeat_edge over the extents passed as `rows` and
+// `cols` (not the buffers', which bench grows for small sizes), shifted by
+// 31, as trapeze's boundary::repeat_edge; the output `blend` starts at
+// (c, x, y) = (0, 31, 31), as in the trapeze pipeline.
 //
 // Domains: trapeze defines each stage on a box and proves every read inside
 // its producer's box; Halide's Funcs are unbounded, so the same formulas give
@@ -13,7 +17,7 @@
 // first even point of the odd-bounded domain, which inside the domain is just
 // "v is even") become a select() on the parity. Halide's bounds inference
 // takes the union of both branches, which widens the regions computed by a
-// pixel or two; the 31/29-pixel padding keeps every input read in bounds.
+// pixel or two; the boundary condition keeps every input read in bounds.
 #include "Halide.h"
 
 #include <string>
@@ -30,6 +34,7 @@ public:
   Input<Buffer<float>> img1{"img1", 3};
   Input<Buffer<float>> img2{"img2", 3};
   Input<Buffer<float>> mask{"mask", 2};
+  Input<int> rows{"rows"}, cols{"cols"}; // the images' extents
   Output<Buffer<float>> blend{"blend", 3};
 
   void generate() {
@@ -67,11 +72,13 @@ public:
   }
 
   void schedule() {
-    // The benchmark's default size: a 2160 x 3840 x 3 image, R = 2220 rows,
-    // C = 3900 columns; the output covers [31, R-30] x [31, C-30].
-    img1.set_estimates({{0, 3900}, {0, 2220}, {0, 3}});
-    img2.set_estimates({{0, 3900}, {0, 2220}, {0, 3}});
-    mask.set_estimates({{0, 3900}, {0, 2220}});
+    // The benchmark's default size: a 2160 x 3840 x 3 image; the output
+    // covers it at [31, 2190] x [31, 3870].
+    img1.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    img2.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    mask.set_estimates({{0, 3840}, {0, 2160}});
+    rows.set_estimate(2160);
+    cols.set_estimate(3840);
     blend.set_estimates({{31, 3840}, {31, 2160}, {0, 3}});
     if (auto_schedule) return;
 
@@ -118,7 +125,18 @@ private:
   std::vector<Func> collapse_, collapse_x_; // Col_2, Col_1; Col_2_x, Col_1_x, blend_x
 
   /// The input as a Func of the same dimensions (a colour input keeps c).
-  static Func input(const Input<Buffer<float>>& b) { return Func(b); }
+  /// The input in the pyramid's coordinates: clamped to the image's edges,
+  /// the image at (31, 31).
+  Func input(const Input<Buffer<float>>& b) const {
+    const Func clamped = BoundaryConditions::repeat_edge(b, {{0, cols}, {0, rows}});
+    Func g(b.name() + "_padded");
+    if (b.dimensions() == 3) {
+      g(y, x, c) = clamped(y - 31, x - 31, c);
+    } else {
+      g(y, x) = clamped(y - 31, x - 31);
+    }
+    return g;
+  }
 
   /// f read along x (a column) or along y (a row) at index v, the other
   /// coordinates being this stage's own.
