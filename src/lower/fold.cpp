@@ -12,7 +12,7 @@ using namespace ir;
 
 namespace {
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+std::int64_t floor_quotient(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0))) --q;
   return q;
@@ -120,7 +120,7 @@ private:
       if (term.first % *k != 0) return Expr();
       quotient.terms[key] = {term.first / *k, term.second};
     }
-    const std::int64_t q = floor_div(form->constant, *k);
+    const std::int64_t q = floor_quotient(form->constant, *k);
     if (op == BinaryOp::Mod) return IntConst::make(type, form->constant - q * *k);
     quotient.constant = q;
     return affine_in(type, quotient);

@@ -144,8 +144,8 @@ Expr outer_box_test(const std::vector<Expr>& args, const std::vector<Interval>& 
         low = add(low, mul(i64(coefficient), coefficient > 0 ? range.lo : range.hi));
         high = add(high, mul(i64(coefficient), coefficient > 0 ? range.hi : range.lo));
       }
-      lo = prover.simplify(floor_div(low, index->divisor));
-      hi = prover.simplify(floor_div(high, index->divisor));
+      lo = prover.simplify(ir::floor_div(low, index->divisor));
+      hi = prover.simplify(ir::floor_div(high, index->divisor));
     }
     const Expr in = and_of(le(prover.simplify(box[k].lo), lo), le(hi, prover.simplify(box[k].hi)));
     test = test.defined() ? and_of(test, in) : in;
@@ -310,8 +310,8 @@ std::optional<StageInliner::Box> StageInliner::read_box(const std::vector<Expr>&
     // floor((N1 - rest) / a)] (a > 1: a read at a stride, as down-sampling's).
     const Expr rest = parameter_part(*index);
     const Interval in = numerators_in(box[k], index->divisor);
-    part[v] = Interval(prover_.simplify(ceil_div(sub(in.lo, rest), a)),
-                       prover_.simplify(floor_div(sub(in.hi, rest), a)));
+    part[v] = Interval(prover_.simplify(ir::ceil_div(sub(in.lo, rest), a)),
+                       prover_.simplify(ir::floor_div(sub(in.hi, rest), a)));
   }
   return intersect(where.ranges, part);
 }
