@@ -100,21 +100,31 @@ std::map<std::string, Storage> Schedule::storages(const Pipeline& p) const {
 
 std::vector<std::string> Schedule::aligned_stages(const Pipeline& p, std::size_t group) const {
   const std::vector<std::string>& names = groups.at(group).stages;
+  const auto inlined = [&](const std::string& name) {
+    const auto stored = storage.find(name);
+    return stored != storage.end() && stored->second == Storage::Inlined;
+  };
+  if (std::none_of(names.begin(), names.end(), inlined)) return names;
   const std::set<std::string> in_group(names.begin(), names.end());
+  // The group's stages, consumers first, so that a chain of inlined stages
+  // folds in one pass (the group's own stages only: a pipeline may have a
+  // hundred thousand groups).
+  std::vector<std::pair<std::size_t, const ir::Function*>> members;
+  for (const std::string& name : names) {
+    const ir::FunctionPtr& f = p.stage(name);
+    members.emplace_back(p.stage_index(*f).value_or(0), f.get());
+  }
+  std::sort(members.begin(), members.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   std::set<std::string> folded;
-  // Consumers first, so that a chain of inlined stages folds in one pass.
-  const auto& stages = p.stages(); // in topological order
-  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-    const ir::Function& f = **it;
-    const auto stored = storage.find(f.name());
-    if (!in_group.count(f.name()) || stored == storage.end() || stored->second != Storage::Inlined)
-      continue;
-    const auto consumers = p.consumers(f);
+  for (const auto& [index, f] : members) {
+    if (!inlined(f->name())) continue;
+    const auto consumers = p.consumers(*f);
     bool into_reductions = !consumers.empty();
     for (const auto& c : consumers)
       into_reductions = into_reductions && in_group.count(c->name()) &&
                         (c->definition().is_reduction() || folded.count(c->name()));
-    if (into_reductions) folded.insert(f.name());
+    if (into_reductions) folded.insert(f->name());
   }
   std::vector<std::string> out;
   for (const std::string& name : names)
