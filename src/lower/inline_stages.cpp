@@ -210,8 +210,12 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
     raw.cases.push_back(
         {regions[i].box, clamped(regions[i].residual), clamped(def.cases[i].value)});
   raw.otherwise = def.otherwise.defined() ? clamped(def.otherwise) : constant(f->type(), 0);
-  Prepared p{f, inline_definition(f->vars(), f->domain(), raw),
-             def.boundary && def.boundary->condition != "constant_exterior"};
+  Prepared p{f, inline_definition(f->vars(), f->domain(), raw)};
+  // One case without a residual, as a boundary condition's own: where the
+  // source's cases split it, a later piece's value holds only outside the
+  // earlier pieces, so no read may skip their tests.
+  p.default_everywhere = def.boundary && def.boundary->condition != "constant_exterior" &&
+                         p.def.cases.size() == 1 && !p.def.cases[0].residual.defined();
   for (ProduceCase& c : p.def.cases)
     c.box = simplified(c.box);
   return prepared_.emplace(f->name(), std::move(p)).first->second;

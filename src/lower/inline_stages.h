@@ -76,7 +76,7 @@ private:
   struct Prepared {
     ir::FunctionPtr stage;
     CasedDefinition def;
-    // The default reads, at every point, what the cases read in their boxes
+    // The default reads, at every point, what the one case reads in its box
     // (a boundary condition other than constant_exterior: the clamped,
     // wrapped or mirrored index is the index itself inside the source). A
     // read that cannot be placed then takes the default alone: a clamp,
