@@ -138,6 +138,9 @@ public:
       return element(buffer("b:" + a.producer_name()), idx, "reads");
     };
     context_.helpers = &helpers;
+    context_.local = [this](const std::string& base) {
+      return names_.declare("l:" + std::to_string(locals_++), base);
+    };
     for (std::size_t i = 0; i < p.params().size(); ++i) {
       const ParamInfo& q = p.params()[i];
       param_names_.insert(q.name);
@@ -239,7 +242,12 @@ public:
       std::vector<PrintedIndex> idx;
       for (const Expr& e : n->index)
         idx.push_back({expr(e), e.type()});
-      line(element(target, idx, "writes") + " = " + stage_value(n->value) + ";");
+      CppExprContext value_context = context_;
+      value_context.stage_value = true;
+      const CppValue value = print_cpp_value(n->value, value_context);
+      for (const std::string& declaration : value.declarations)
+        line(declaration);
+      line(element(target, idx, "writes") + " = " + value.value + ";");
       return;
     }
     if (const auto* n = s.as<lower::LetStmt>()) {
@@ -818,6 +826,7 @@ private:
   const bool bounds_check_;
   std::set<std::string> function_names_; ///< of the Outlined statements' functions
   std::string storing_; ///< the buffer the Store being printed writes (for messages)
+  int locals_ = 0;      ///< values declared as locals so far (their keys in names_)
   Names names_;
   std::set<std::string> param_names_;
   std::map<std::string, Hoisted> hoisted_; ///< per-thread buffers by name

@@ -2,6 +2,7 @@
 #include "codegen/cpp_expr.h"
 
 #include "analysis/interval_bounds.h"
+#include "codegen/shared_values.h"
 #include "lower/loop_ir.h"
 #include "trapeze/ir_visitor.h"
 #include "trapeze/pipeline.h"
@@ -130,6 +131,67 @@ public:
   // where C++ promotes narrow integers by itself and an int64 operand makes
   // a plain int literal int64; `sibling_constant`: the other operand is a literal.
   Text print(const Expr& e, bool infix = false, bool sibling_constant = false) {
+    if (!declared_.empty()) {
+      const int n = numbers_.number(e);
+      for (auto scope = declared_.rbegin(); scope != declared_.rend(); ++scope)
+        if (const auto found = scope->find(n); found != scope->end()) return {found->second};
+    }
+    return print_node(e, infix, sibling_constant);
+  }
+
+  // `e` with the values it shares declared first (shared_values.h), in a
+  // scope of names that ends with it.
+  struct Named {
+    std::vector<std::string> declarations;
+    Text value;
+  };
+  Named print_named(const Expr& e) {
+    Named out;
+    declared_.emplace_back();
+    SharedValueRules rules;
+    rules.branches = [](const Select& s) { return is_branch(s); };
+    rules.declared = [this](int n) {
+      for (const auto& scope : declared_)
+        if (scope.count(n)) return true;
+      return false;
+    };
+    for (const Expr& v : shared_values(e, numbers_, rules)) {
+      const std::string text = print_node(v).s;
+      const auto* access = v.as<Access>();
+      const std::string name = ctx_.local(access ? access->producer_name() + "_value" : "t");
+      out.declarations.push_back("const " + std::string(cpp_type_name(v.type())) + " " + name +
+                                 " = " + text + ";");
+      declared_.back()[numbers_.number(v)] = name;
+    }
+    out.value = print(e);
+    declared_.pop_back();
+    return out;
+  }
+
+private:
+  // A select that tests only coordinates may guard a case's value, whose
+  // accesses are in bounds only inside the case's box (lowering keeps a
+  // case as such a select where it cannot split the loops at the box):
+  // it stays a lazy ?:. Any other select evaluates both values (expr.h
+  // allows it, and both are in bounds), through a function call, so the
+  // loads are unconditional and the compiler can blend them into a
+  // vector; a ?: with loads in its arms is control flow that keeps the
+  // loop from vectorizing.
+  static bool is_branch(const Select& s) { return !reads_memory(s.cond); }
+
+  // A value of a select printed as a branch: where it shares values of its
+  // own, they are declared in a lambda that only that branch calls.
+  Text branch_value(const Expr& e) {
+    if (!ctx_.local) return print(e);
+    Named named = print_named(e);
+    if (named.declarations.empty()) return named.value;
+    std::string text = "[&]() -> " + std::string(cpp_type_name(e.type())) + " {";
+    for (const std::string& d : named.declarations)
+      text += " " + d;
+    return {text + " return " + named.value.s + "; }()"};
+  }
+
+  Text print_node(const Expr& e, bool infix = false, bool sibling_constant = false) {
     if (const auto* k = e.as<IntConst>()) {
       if (infix && !sibling_constant && k->type == ScalarType::Int64 &&
           k->value >= std::numeric_limits<std::int32_t>::min() + 1 &&
@@ -155,17 +217,9 @@ public:
     if (const auto* u = e.as<Unary>()) return unary(*u);
     if (const auto* b = e.as<Binary>()) return binary(*b);
     if (const auto* s = e.as<Select>()) {
-      // A select that tests only coordinates may guard a case's value, whose
-      // accesses are in bounds only inside the case's box (lowering keeps a
-      // case as such a select where it cannot split the loops at the box):
-      // it stays a lazy ?:. Any other select evaluates both values (expr.h
-      // allows it, and both are in bounds), through a function call, so the
-      // loads are unconditional and the compiler can blend them into a
-      // vector; a ?: with loads in its arms is control flow that keeps the
-      // loop from vectorizing.
-      if (!reads_memory(s->cond))
-        return {wrap(print(s->cond), kTernary - 1) + " ? " + print(s->if_true).s + " : " +
-                    wrap(print(s->if_false), kTernary),
+      if (is_branch(*s))
+        return {wrap(print(s->cond), kTernary - 1) + " ? " + branch_value(s->if_true).s + " : " +
+                    wrap(branch_value(s->if_false), kTernary),
                 kTernary};
       return {helper("tz_select") + "<" + std::string(cpp_type_name(s->type)) + ">(" +
               print(s->cond).s + ", " + print(s->if_true).s + ", " + print(s->if_false).s + ")"};
@@ -188,7 +242,6 @@ public:
     TRAPEZE_ASSERT(false, "unknown expression kind");
   }
 
-private:
   // Whether an integer +, -, * or negation of a stage value may leave its
   // type for some values of its operands (then it wraps through a helper).
   template <typename Node> bool may_overflow(const Node& n) {
@@ -372,6 +425,9 @@ private:
   const CppExprContext& ctx_;
   bool stage_value_; // ctx_.stage_value, off inside an index proven in range
   std::map<const ExprNode*, Range> ranges_;
+  ValueNumbers numbers_;
+  // The values declared as locals, by number: one scope per print_named.
+  std::vector<std::map<int, std::string>> declared_;
 };
 
 struct HelperText {
@@ -464,6 +520,13 @@ const HelperText kHelpers[] = {
 std::string print_cpp_expr(const Expr& e, const CppExprContext& context) {
   Printer p(context);
   return p.print(e).s;
+}
+
+CppValue print_cpp_value(const Expr& e, const CppExprContext& context) {
+  TRAPEZE_ASSERT(context.local != nullptr, "print_cpp_value needs a way to declare locals");
+  Printer p(context);
+  auto named = p.print_named(e);
+  return {std::move(named.declarations), std::move(named.value.s)};
 }
 
 std::string print_checked_size_expr(const Expr& e, const CppExprContext& context,

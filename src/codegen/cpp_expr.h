@@ -31,6 +31,9 @@ struct CppExprContext {
   /// signed overflow. Bounds and extents computed from the parameters need
   /// no wrapping: the entry's size checks keep them far from overflow.
   bool stage_value = false;
+  /// Declares a C++ local for a value computed once (print_cpp_value) and
+  /// returns its name: unique among the visible names, after `base`.
+  std::function<std::string(const std::string& base)> local;
 };
 
 /// The C++ text of `e`. Every node computes in its own type: narrow integer
@@ -41,6 +44,16 @@ struct CppExprContext {
 /// (saturating, NaN to 0) and, in a stage value, integer overflow all have
 /// the results docs/dsl.md defines, the interpreter's.
 std::string print_cpp_expr(const Expr& e, const CppExprContext& context);
+
+/// A value as C++: the declarations of the values it holds more than once
+/// (codegen/shared_values.h), each a `const T name = ...;` statement to print
+/// before the one that uses the value, and the value's text. Needs
+/// context.local.
+struct CppValue {
+  std::vector<std::string> declarations;
+  std::string value;
+};
+CppValue print_cpp_value(const Expr& e, const CppExprContext& context);
 
 /// The C++ text of an int64 expression of parameters and constants (a bound
 /// or an extent) in checked arithmetic: each +, -, *, negation and division

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <unordered_set>
 
 namespace trapeze::ir {
 
@@ -41,13 +42,16 @@ void ExprVisitor::visit_node(const Access* n, const Expr&) {
 
 Expr ExprMutator::mutate(const Expr& e) {
   TRAPEZE_ASSERT(e.defined(), "mutating an undefined Expr");
+  if (const auto done = done_.find(e.get()); done != done_.end()) return done->second.second;
+  Expr result;
   switch (e->kind) {
 #define TRAPEZE_DISPATCH(name)                                                                     \
-  case ExprKind::name: return mutate_node(static_cast<const name*>(e.get()), e);
+  case ExprKind::name: result = mutate_node(static_cast<const name*>(e.get()), e); break;
     TRAPEZE_FOR_EACH_EXPR_NODE(TRAPEZE_DISPATCH)
 #undef TRAPEZE_DISPATCH
   }
-  TRAPEZE_ASSERT(false, "unknown expression kind");
+  done_.emplace(e.get(), std::make_pair(e, result));
+  return result;
 }
 
 Expr ExprMutator::mutate_node(const IntConst*, const Expr& self) { return self; }
@@ -83,37 +87,40 @@ Expr ExprMutator::mutate_node(const Access* n, const Expr& self) {
                  : Access::make(n->image, std::move(args), n->where);
 }
 
+std::vector<Expr> operands(const Expr& e) {
+  switch (e->kind) {
+  case ExprKind::IntConst:
+  case ExprKind::FloatConst:
+  case ExprKind::VarRef:
+  case ExprKind::ParamRef: return {};
+  case ExprKind::Cast: return {e.as<Cast>()->value};
+  case ExprKind::Unary: return {e.as<Unary>()->value};
+  case ExprKind::Binary: return {e.as<Binary>()->a, e.as<Binary>()->b};
+  case ExprKind::Select: {
+    const auto* s = e.as<Select>();
+    return {s->cond, s->if_true, s->if_false};
+  }
+  case ExprKind::Access: return e.as<Access>()->args;
+  }
+  TRAPEZE_ASSERT(false, "unknown expression kind");
+}
+
 void for_each_node(const Expr& e, const std::function<void(const Expr&)>& fn) {
-  struct Walker : ExprVisitor {
-    const std::function<void(const Expr&)>& fn;
-    explicit Walker(const std::function<void(const Expr&)>& f) : fn(f) {}
-    void visit_node(const IntConst* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const FloatConst* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const VarRef* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const ParamRef* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const Cast* n, const Expr& s) override { fn(s), ExprVisitor::visit_node(n, s); }
-    void visit_node(const Unary* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const Binary* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const Select* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-    void visit_node(const Access* n, const Expr& s) override {
-      fn(s), ExprVisitor::visit_node(n, s);
-    }
-  } walker(fn);
-  walker.visit(e);
+  // Depth first with a stack of its own: an inlined expression can be deeper
+  // than the call stack allows.
+  // A node is marked when it is visited, not when it is pushed, so the order
+  // is the recursive pre-order's (each node where that order first meets it).
+  std::unordered_set<const ExprNode*> seen;
+  std::vector<Expr> pending{e};
+  while (!pending.empty()) {
+    const Expr node = std::move(pending.back());
+    pending.pop_back();
+    if (!seen.insert(node.get()).second) continue;
+    fn(node);
+    const std::vector<Expr> children = operands(node);
+    for (auto child = children.rbegin(); child != children.rend(); ++child)
+      if (!seen.count(child->get())) pending.push_back(*child);
+  }
 }
 
 Expr substitute_vars(const Expr& e, const std::vector<std::pair<std::string, Expr>>& values) {

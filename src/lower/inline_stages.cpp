@@ -469,7 +469,7 @@ Expr StageInliner::inline_reads_at(const Expr& e, const Place& place) const {
     }
     return read_of(it->second, access.args, at);
   };
-  return ReadInliner(read).mutate(e);
+  return canonical_.canonical(ReadInliner(read).mutate(e));
 }
 
 // The pass: each expression of a Produce rewritten in the context where it is

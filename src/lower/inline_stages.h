@@ -8,6 +8,7 @@
 #pragma once
 
 #include "analysis/bounds_prover.h"
+#include "ir/value_numbers.h"
 #include "lower/loop_ir.h"
 #include "trapeze/function.h"
 
@@ -120,6 +121,11 @@ private:
   const analysis::BoundsProver& prover_;
   std::map<std::string, ir::FunctionPtr> stages_;
   std::map<std::string, Prepared> prepared_;
+  // Every inlined expression as one node per value: a stage read three times
+  // at a point is one copy of its producer's value, not three, so a chain of
+  // inlined stages stays as large as its distinct values (a cache, hence
+  // mutable).
+  mutable ir::Canonicalizer canonical_;
 };
 
 } // namespace trapeze::lower

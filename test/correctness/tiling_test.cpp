@@ -561,5 +561,51 @@ TEST(ParityPartition, ArithmeticOnDataIsNotFoldedAsIfItCouldNotWrap) {
                                      << compiled.source();
 }
 
+// A chain of inlined stages, each reading the one before three times at one
+// point and once beside it (fuzz seed 175844: five such stages made 5.5 MB of
+// C++ that took more than five minutes to compile). Each value is computed
+// once, so the code grows with the chain, not with 3^length; and a stage
+// with cases keeps its reads, shared or not, behind its box test.
+TEST(InlinedChain, SharedValuesAreComputedOnce) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N + 20});
+  Func edge("edge", ScalarType::Float32, {x}, {{0, N + 19}});
+  edge.define({Case(x >= 2, img(x - 2) * img(x - 2) + img(x - 1))}, 0.5f);
+  std::vector<Func> chain = {edge};
+  constexpr int kLength = 12;
+  for (int k = 1; k <= kLength; ++k) {
+    const Func& prev = chain.back();
+    Func next("s" + std::to_string(k), ScalarType::Float32, {x}, {{0, N + 19 - k}});
+    next.define(prev(x) * prev(x) * 0.25f + prev(x) * 0.5f + prev(x + 1) * 0.125f);
+    chain.push_back(next);
+  }
+  const Pipeline p({chain.back()}, "inlined_chain");
+  Schedule s = Schedule::naive(p);
+  for (std::size_t k = 0; k + 1 < chain.size(); ++k)
+    s.storage[chain[k].name()] = Storage::Inlined;
+  s.groups = {GroupSchedule{}};
+  for (const Func& f : chain)
+    s.groups[0].stages.push_back(f.name());
+  s.groups[0].tile_sizes = {16};
+  CompileOptions checked;
+  checked.bounds_check = true;
+  checked.flags = "-O1 -fopenmp -ffp-contract=off";
+  const CompiledPipeline compiled = compile(p, s, checked);
+  // Printed as a tree, each of the stage's points would hold 3^12 copies of edge.
+  EXPECT_LT(compiled.source().size(), 200'000u);
+  for (const std::int64_t n : {std::int64_t{3}, std::int64_t{40}}) {
+    const ParamValues bound = p.bind({{"N", n}});
+    Buffer pixels(ScalarType::Float32, {n + 20});
+    for (std::int64_t i = 0; i < pixels.size(); ++i)
+      pixels.set_from_double(i, 0.1 * static_cast<double>(i % 7));
+    const BufferMap inputs = {{"img", pixels}};
+    const auto mismatch =
+        compare_buffers(interpret(p, bound, inputs).at(chain.back().name()),
+                        compiled.run(bound, inputs, 2).at(chain.back().name()), 1e-4);
+    EXPECT_FALSE(mismatch.has_value()) << "N=" << n << ": " << (mismatch ? mismatch->str() : "");
+  }
+}
+
 } // namespace
 } // namespace trapeze

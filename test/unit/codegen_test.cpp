@@ -4,6 +4,7 @@
 #include "analysis/bounds_prover.h"
 #include "codegen/abi.h"
 #include "codegen/cpp_codegen.h"
+#include "codegen/cpp_expr.h"
 #include "lower/loop_ir.h"
 #include "support/lowering.h"
 #include "support/sample_pipelines.h"
@@ -353,6 +354,75 @@ TEST(CppText, OutlinedNestsAreFunctionsOfTheirOwn) {
     EXPECT_THAT(source, HasSubstr("  tile_blurx(blurx_"));
     EXPECT_EQ(source.find("tz_status& tz_status_") != std::string::npos, checked);
   }
+}
+
+// A context that prints names as they are and loads as `img[i]`, with locals
+// t, t2, ... or named after their base.
+struct ValueContext {
+  codegen::CppExprContext context;
+  std::vector<std::string> locals;
+  ValueContext() {
+    context.var = [](const std::string& n) { return n; };
+    context.param = [](const std::string& n) { return n; };
+    context.load = [](const ir::Access& a, const std::vector<codegen::PrintedIndex>& idx) {
+      return a.producer_name() + "[" + idx[0].text + "]";
+    };
+    context.local = [this](const std::string& base) {
+      locals.push_back(base + std::to_string(locals.size()));
+      return locals.back();
+    };
+    context.stage_value = true;
+  }
+};
+
+// Equal values, however many nodes hold them, are computed once: the
+// outermost shared value is declared, not the values inside it.
+TEST(CppText, SharedValuesAreDeclaredOnce) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N});
+  const auto part = [&] { return img(x + 1) * 2.0f + img(x); };
+  ValueContext c;
+  const codegen::CppValue v = codegen::print_cpp_value(part() * part() + 1.0f, c.context);
+  ASSERT_EQ(v.declarations.size(), 1u);
+  EXPECT_EQ(v.declarations[0], "const float t0 = img[x + 1] * 2.0f + img[x];");
+  EXPECT_EQ(v.value, "t0 * t0 + 1.0f");
+  // A load read twice is a local named after what it reads; a variable is not.
+  ValueContext c2;
+  const codegen::CppValue w =
+      codegen::print_cpp_value(img(x) * img(x) + cast<float>(x) * cast<float>(x), c2.context);
+  ASSERT_EQ(w.declarations.size(), 1u);
+  EXPECT_EQ(w.declarations[0], "const float img_value0 = img[x];");
+  EXPECT_EQ(w.value, "img_value0 * img_value0 + float(x) * float(x)");
+}
+
+// A select that tests coordinates only is a branch (it may guard reads that
+// are out of bounds elsewhere): what only its arm computes stays in the arm,
+// in a lambda of its own; what every path computes is declared before.
+TEST(CppText, SharedValuesOfABranchStayInTheBranch) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N});
+  ValueContext c;
+  const Expr guarded = select(x >= 1, img(x - 1) * img(x - 1), 0.0f);
+  const codegen::CppValue v = codegen::print_cpp_value(guarded + img(x) * img(x), c.context);
+  ASSERT_EQ(v.declarations.size(), 1u);
+  EXPECT_EQ(v.declarations[0], "const float img_value0 = img[x];");
+  EXPECT_EQ(v.value, "(x >= 1 ? [&]() -> float { const float img_value1 = img[x - 1]; return "
+                     "img_value1 * img_value1; }() : 0.0f) + img_value0 * img_value0");
+  // Evaluated on every path as well, the value is declared once, before.
+  ValueContext both;
+  const codegen::CppValue w =
+      codegen::print_cpp_value(select(x >= 1, img(x) * 2.0f, 0.0f) + img(x) * 3.0f, both.context);
+  ASSERT_EQ(w.declarations.size(), 1u);
+  EXPECT_EQ(w.declarations[0], "const float img_value0 = img[x];");
+  EXPECT_EQ(w.value, "(x >= 1 ? img_value0 * 2.0f : 0.0f) + img_value0 * 3.0f");
+  // A select on data evaluates both values (tz_select): they are shared like any other.
+  ValueContext blend;
+  const codegen::CppValue b =
+      codegen::print_cpp_value(select(img(x) > 0.0f, img(x + 1) * img(x + 1), 1.0f), blend.context);
+  EXPECT_EQ(b.declarations.size(), 1u);
+  EXPECT_THAT(b.value, Not(HasSubstr("[&]")));
 }
 
 TEST(CppText, FloorDivisionByPowersOfTwoIsAShiftAndAMask) {
@@ -745,7 +815,9 @@ TEST(Compiled, FloatMathAndReservedNames) {
   EXPECT_THAT(m.source, HasSubstr("const float w = float(params[1].f);"));
   EXPECT_THAT(m.source, HasSubstr("const float* __restrict float_2 = "));
   EXPECT_THAT(m.source, HasSubstr("float* __restrict exp_2 = "));
-  EXPECT_THAT(m.source, HasSubstr("sqrtf(float_2["));
+  // Read eight times, the input is loaded once, into a local named after it.
+  EXPECT_THAT(m.source, HasSubstr("const float float_value = float_2[int64_t(x)];"));
+  EXPECT_THAT(m.source, HasSubstr("sqrtf(float_value)"));
   EXPECT_THAT(m.source, HasSubstr("float* __restrict vtz_min = "));
   Loaded lib(m, pipeline);
   const int n = 17;

@@ -1,4 +1,5 @@
 // The expression IR, the DSL front end and pipeline construction.
+#include "ir/value_numbers.h"
 #include "trapeze/dsl.h"
 #include "trapeze/ir_visitor.h"
 #include "trapeze/pipeline.h"
@@ -6,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 namespace trapeze {
@@ -59,6 +61,56 @@ TEST(Expr, ConstantDivisionByZeroIsAnError) {
   EXPECT_THROW((void)(x / 0), Error);
   EXPECT_THROW((void)(x % 0), Error);
   EXPECT_NO_THROW((void)(cast<float>(x) / 0.0f));
+}
+
+// Equal values get one number whichever nodes hold them; anything that
+// changes the value (a constant's bits, a name, a producer, an operand's
+// order or type) changes the number.
+TEST(ValueNumbers, EqualValuesShareANumberAndOnlyThey) {
+  Param N("N");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N});
+  Image other("other", ScalarType::Float32, {N});
+  ir::ValueNumbers numbers;
+  const auto number = [&](const Expr& e) { return numbers.number(e); };
+  // Built twice: distinct nodes, one value.
+  EXPECT_EQ(number(img(x + 1) * 2.0f + img(x)), number(img(x + 1) * 2.0f + img(x)));
+  EXPECT_EQ(number(select(x < 3, img(x), 0.5f)), number(select(x < 3, img(x), 0.5f)));
+  EXPECT_NE(number(img(x + 1)), number(img(x + 2)));
+  EXPECT_NE(number(img(x)), number(other(x)));
+  EXPECT_NE(number(x - y), number(y - x));
+  EXPECT_NE(number(x + 1), number(y + 1));
+  EXPECT_NE(number(Expr(0.0f)), number(Expr(-0.0f)));
+  EXPECT_NE(number(Expr(1)), number(Expr(std::int64_t{1})));
+  EXPECT_NE(number(Expr(1.0f)), number(f64(1.0)));
+  EXPECT_NE(number(x), number(Expr(ir::ParamRef::make("x"))));
+  EXPECT_NE(number(sqrt(img(x))), number(abs(img(x))));
+  EXPECT_NE(number(min(x, y)), number(max(x, y)));
+  EXPECT_EQ(ir::operands(img(x) + 1.0f).size(), 2u);
+  EXPECT_TRUE(ir::operands(x).empty());
+}
+
+// A node shared by many parents is visited once, where the recursive
+// pre-order first meets it, and rewritten once: a value doubled sixty times
+// spells a tree of 2^60 leaves but is 61 nodes, and stays so.
+TEST(ExprWalks, SharedNodesAreVisitedAndRewrittenOnce) {
+  Var x("x"), y("y");
+  const Expr sum = x + y;
+  const Expr e = sum * 2 + (sum - 1);
+  std::vector<const ir::ExprNode*> order;
+  ir::for_each_node(e, [&](const Expr& n) { order.push_back(n.get()); });
+  ASSERT_GE(order.size(), 3u);
+  EXPECT_EQ(order[0], e.get());
+  EXPECT_EQ(order[2], sum.get()); // inside sum * 2, before sum - 1
+  EXPECT_EQ(std::count(order.begin(), order.end(), sum.get()), 1);
+
+  Expr doubled = x;
+  for (int k = 0; k < 60; ++k)
+    doubled = doubled + doubled;
+  const Expr moved = ir::substitute_vars(doubled, {{"x", Expr(y) + 1}});
+  int nodes = 0;
+  ir::for_each_node(moved, [&](const Expr&) { ++nodes; });
+  EXPECT_EQ(nodes, 60 + 3); // the sums, y + 1, y and 1
 }
 
 TEST(Pipeline, TopologicalOrderAndParams) {
