@@ -18,7 +18,7 @@ void copy_out(GroupState& g, LoweringState& state) {
       point.push_back(VarRef::make(v));
     Stmt body = Store::make(f->name(), point, Access::make(f, point));
     for (std::size_t k = own.size(); k-- > 0;) {
-      const Interval& range = f->domain()[k];
+      const Interval& range = plan::computed_box(g.plan.geometry, s)[k];
       const bool inner = k + 1 == own.size();
       body = For::make(f->vars()[k], state.prover.simplify(max_of(own[k].lo, range.lo)),
                        state.prover.simplify(min_of(own[k].hi, range.hi)),

@@ -33,12 +33,16 @@ void lone_stage(GroupState& g, LoweringState& state) {
     g.comment = f->name() + ": inlined into its readers";
     return;
   }
-  g.nests.push_back(
-      {f,
-       Comment::make(f->name() + ": " + stage_kind_text(*f) + role + ", " +
+  // Its demanded box (plan/demand.h): what the pipeline reads of it.
+  std::vector<Interval> box;
+  for (const Interval& range : state.plan.demanded.at(f->name()))
+    box.emplace_back(state.prover.simplify(range.lo), state.prover.simplify(range.hi));
+  std::string what = f->name() + ": " + stage_kind_text(*f) + role + ", " +
                      std::string(type_name(f->type())) + " on " +
-                     box_text(simplified_domain(*f, state.prover))),
-       Produce::of_definition(f, f->name(), simplified_domain(*f, state.prover), loops)});
+                     box_text(simplified_domain(*f, state.prover));
+  if (box_text(box) != box_text(simplified_domain(*f, state.prover)))
+    what += ", computed on " + box_text(box) + " (what its readers read)";
+  g.nests.push_back({f, Comment::make(what), Produce::of_definition(f, f->name(), box, loops)});
 }
 
 } // namespace

@@ -12,17 +12,22 @@ namespace trapeze::plan {
 
 using namespace ir;
 
+const std::vector<Interval>& computed_box(const GroupGeometry& g, std::size_t s) {
+  return g.demanded.empty() ? g.stages[s]->domain() : g.demanded[s];
+}
+
 namespace {
 
 Expr zero() { return i64(0); }
 
-// The stage's domain in the common space ([0, 0] where it has no dimension).
+// The stage's demanded box in the common space ([0, 0] where it has no
+// dimension): every region and the tile space stay within it.
 std::vector<Interval> common_domain(const GroupGeometry& g, std::size_t s) {
   std::vector<Interval> out(g.common_dims(), Interval(zero(), zero()));
   for (std::size_t c = 0; c < g.common_dims(); ++c) {
     const int k = g.stage_dim[s][c];
     if (k < 0) continue;
-    const Interval& range = g.stages[s]->domain()[static_cast<std::size_t>(k)];
+    const Interval& range = computed_box(g, s)[static_cast<std::size_t>(k)];
     out[c] =
         Interval(times(g.scale[s][c], as_i64(range.lo)), times(g.scale[s][c], as_i64(range.hi)));
   }
@@ -60,7 +65,8 @@ std::string stage_names(const std::vector<std::string>& stages) {
 } // namespace
 
 GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index,
-                             const analysis::BoundsProver& prover) {
+                             const analysis::BoundsProver& prover,
+                             const std::map<std::string, std::vector<Interval>>& demanded) {
   const GroupSchedule& group = schedule.groups.at(index);
   std::vector<const Function*> members;
   for (const std::string& name : schedule.aligned_stages(p, index))
@@ -83,7 +89,10 @@ GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::s
     r.full = r.live_out || (stored != schedule.storage.end() && stored->second == Storage::Full);
     return r;
   };
-  return group_geometry(p, std::move(name), std::move(alignment), role, prover);
+  GroupGeometry g = group_geometry(p, std::move(name), std::move(alignment), role, prover);
+  for (const FunctionPtr& f : g.stages)
+    g.demanded.push_back(demanded.at(f->name()));
+  return g;
 }
 
 GroupGeometry group_geometry(const Pipeline& p, std::string name,

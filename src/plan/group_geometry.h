@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct GroupGeometry {
   std::vector<std::vector<std::int64_t>> scale;
   /// The producer and consumer of each dependence (indices into stages).
   std::vector<std::pair<std::size_t, std::size_t>> edges;
+  /// Per stage, per stage dimension: the part of its domain the pipeline
+  /// needs (plan/demand.h), which its regions and the tile space stay within;
+  /// empty: the whole domain (the autoscheduler's candidate groups).
+  std::vector<std::vector<Interval>> demanded;
 
   std::size_t common_dims() const { return alignment.common_dims.size(); }
   /// Whether another stage of the group reads stage s.
@@ -59,10 +64,12 @@ struct GroupGeometry {
 
 /// Builds the geometry of the index-th group of `schedule`; `prover` is the
 /// pipeline's (BoundsProver::for_pipeline, built once for all groups: it holds
-/// a fact per stage). Throws trapeze::Error naming the group if its stages
-/// cannot be aligned into a common space with constant dependences.
+/// a fact per stage); `demanded`, every stage's demanded box (demand.h).
+/// Throws trapeze::Error naming the group if its stages cannot be aligned
+/// into a common space with constant dependences.
 GroupGeometry group_geometry(const Pipeline& p, const Schedule& schedule, std::size_t index,
-                             const analysis::BoundsProver& prover);
+                             const analysis::BoundsProver& prover,
+                             const std::map<std::string, std::vector<Interval>>& demanded);
 
 /// Whether a stage of a group is a live-out (an output or read outside the
 /// group), and whether it is kept in a full buffer (a live-out, or stored Full).
@@ -79,6 +86,10 @@ GroupGeometry group_geometry(const Pipeline& p, std::string name,
                              analysis::GroupAlignment alignment,
                              const std::function<StageRole(const ir::Function&)>& role,
                              const analysis::BoundsProver& prover);
+
+/// The box of its own dimensions that stage `s` computes over all tiles: its
+/// demanded box, or its domain where the geometry has none.
+const std::vector<Interval>& computed_box(const GroupGeometry& g, std::size_t s);
 
 /// Per stage, per common dimension: the region's bounds in the common space (a
 /// stage lacking the dimension lies at 0 in it). A stage with scale s computes

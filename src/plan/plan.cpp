@@ -2,6 +2,7 @@
 #include "plan/plan.h"
 
 #include "analysis/bounds_prover.h"
+#include "plan/demand.h"
 #include "trapeze/error.h"
 
 #include <algorithm>
@@ -84,8 +85,9 @@ std::vector<std::int64_t> resolve_bands(const GroupGeometry& g, const GroupSched
 
 Plan make_plan(const Pipeline& p, const Schedule& schedule) {
   schedule.validate(p);
-  Plan plan{p, schedule, schedule.storages(p), {}};
+  Plan plan{p, schedule, schedule.storages(p), {}, {}};
   const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
+  plan.demanded = demanded_boxes(p, prover);
   for (std::size_t index : group_order(p, schedule)) {
     GroupPlan g;
     g.index = index;
@@ -93,7 +95,7 @@ Plan make_plan(const Pipeline& p, const Schedule& schedule) {
     g.tiled = !g.schedule.tile_sizes.empty();
     g.fused = g.tiled || g.schedule.stages.size() > 1;
     if (g.fused) {
-      g.geometry = group_geometry(p, schedule, index, prover);
+      g.geometry = group_geometry(p, schedule, index, prover, plan.demanded);
       g.name = g.geometry.name;
       g.reach = region_reach(g.geometry, g.schedule.shape);
       g.bands = resolve_bands(g.geometry, g.schedule);

@@ -44,6 +44,9 @@ struct Plan {
   std::map<std::string, Storage> storage;
   /// The groups in the order they run: every group after the groups it reads.
   std::vector<GroupPlan> groups;
+  /// Per stage, the part of its domain that the pipeline needs and every
+  /// schedule computes (demand.h).
+  std::map<std::string, std::vector<Interval>> demanded;
 
   Storage storage_of(const std::string& stage) const { return storage.at(stage); }
   bool inlined(const std::string& stage) const { return storage_of(stage) == Storage::Inlined; }

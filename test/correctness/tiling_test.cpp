@@ -607,5 +607,58 @@ TEST(InlinedChain, SharedValuesAreComputedOnce) {
   }
 }
 
+// Bounds inference (plan/demand.h): a restriction defined over the fine
+// extent, as the multigrid spec defines it, but read on the coarse interior
+// only is computed there, alone, fused with its producer or with its reader,
+// and the outputs are the interpreter's.
+TEST(DemandedBoxes, RestrictionIsComputedWhereItIsRead) {
+  Param N("N");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {2 * N + 2, 2 * N + 2});
+  Func fine("fine", ScalarType::Float32, {x, y}, {{0, 2 * N + 1}, {0, 2 * N + 1}});
+  fine.define(img(x, y) * 2.0f + 1.0f);
+  Func restrict("restrict", ScalarType::Float32, {x, y}, {{0, 2 * N + 1}, {0, 2 * N + 1}});
+  restrict.define({Case(x >= 1 && x <= N && y >= 1 && y <= N,
+                        fine(2 * x - 1, 2 * y) + fine(2 * x + 1, 2 * y) + fine(2 * x, 2 * y - 1))},
+                  0.0f);
+  Func coarse("coarse", ScalarType::Float32, {x, y}, {{0, N + 1}, {0, N + 1}});
+  coarse.define({Case(x >= 1 && x <= N && y >= 1 && y <= N,
+                      restrict(x, y) * 0.5f + restrict(x - 1, y) + restrict(x, y + 1))},
+                0.0f);
+  Pipeline p({coarse}, "restriction");
+  p.set_range("N", 1, std::nullopt);
+  std::vector<Schedule> schedules = {Schedule::naive(p)};
+  for (const std::vector<std::string>& fused :
+       {std::vector<std::string>{"fine", "restrict"}, {"restrict", "coarse"}}) {
+    Schedule s;
+    GroupSchedule group;
+    group.stages = fused;
+    group.tile_sizes = {3, 4};
+    s.groups = {group};
+    apps::add_remaining_stages(p, s, "test: alone");
+    schedules.push_back(s);
+  }
+  CompileOptions checked;
+  checked.bounds_check = true;
+  for (const Schedule& s : schedules) {
+    const CompiledPipeline compiled = compile(p, s, checked);
+    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{4}, std::int64_t{9}}) {
+      const ParamValues bound = p.bind({{"N", n}});
+      Buffer pixels(ScalarType::Float32, {2 * n + 2, 2 * n + 2});
+      for (std::int64_t i = 0; i < pixels.size(); ++i)
+        pixels.set_from_double(i, 0.25 * static_cast<double>(i % 9));
+      const BufferMap inputs = {{"img", pixels}};
+      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("coarse"),
+                                            compiled.run(bound, inputs, 2).at("coarse"), 1e-5);
+      EXPECT_FALSE(mismatch.has_value())
+          << s.to_json() << "\nN=" << n << ": " << (mismatch ? mismatch->str() : "");
+    }
+  }
+  // Alone, the restriction's nest says where it computes: what coarse's case
+  // reads, (x - 1, y) to (x, y + 1) for x, y in [1, N].
+  EXPECT_THAT(compile(p, schedules[0]).source(),
+              testing::HasSubstr("computed on [0, N] x [1, N + 1] (what its readers read)"));
+}
+
 } // namespace
 } // namespace trapeze
