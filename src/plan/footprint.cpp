@@ -11,9 +11,11 @@ using namespace ir;
 
 namespace {
 
-std::int64_t domain_points(const Function& f, const ParamValues& params) {
+// The points of `box` (a stage's domain, or the part of it that is demanded).
+std::int64_t box_points(const Function& f, const std::vector<Interval>& box,
+                        const ParamValues& params) {
   std::int64_t points = 1;
-  for (const Interval& range : f.domain())
+  for (const Interval& range : box)
     points *= std::max<std::int64_t>(evaluate_int(range.hi, params, f.describe()) -
                                          evaluate_int(range.lo, params, f.describe()) + 1,
                                      0);
@@ -32,7 +34,7 @@ GroupFootprint lone_stage_footprint(const Function& f, const ParamValues& params
         std::max<std::int64_t>(evaluate_int(range.hi, params, f.describe()) -
                                    evaluate_int(range.lo, params, f.describe()) + 1,
                                0));
-  s.domain_points = s.computed_points = domain_points(f, params);
+  s.domain_points = s.computed_points = box_points(f, f.domain(), params);
   out.computed_points = out.domain_points = s.domain_points;
   out.stages.push_back(std::move(s));
   return out;
@@ -57,11 +59,14 @@ GroupFootprint group_footprint(const GroupPlan& plan, const ParamValues& params)
     out.tile_counts.push_back((extent + size[c] - 1) / size[c]);
     out.tiles *= out.tile_counts.back();
   }
-  for (const FunctionPtr& f : g.stages) {
+  for (std::size_t k = 0; k < g.stages.size(); ++k) {
+    const FunctionPtr& f = g.stages[k];
     StageFootprint s;
     s.stage = f->name();
     s.scratchpad_extents.assign(static_cast<std::size_t>(f->dimensions()), 0);
-    s.domain_points = domain_points(*f, params);
+    // What the stage must compute once: its demanded box (plan/demand.h), so
+    // that the redundancy counts only recomputation.
+    s.domain_points = box_points(*f, computed_box(g, k), params);
     out.stages.push_back(std::move(s));
   }
   const auto constant = [&](const Expr& e) {

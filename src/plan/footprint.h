@@ -16,6 +16,8 @@ struct StageFootprint {
   /// Largest per-tile region, per stage dimension: the scratchpad's extents.
   std::vector<std::int64_t> scratchpad_extents;
   std::int64_t computed_points = 0; ///< summed over all tiles
+  /// The points it needs once: its demanded box (plan/demand.h), the domain
+  /// for a lone stage.
   std::int64_t domain_points = 0;
 };
 
