@@ -57,12 +57,6 @@ namespace {
 constexpr int kPrimary = 0, kUnary = 3, kMul = 5, kAdd = 6, kShift = 7, kRel = 9, kEq = 10,
               kBitAnd = 11, kBitOr = 13, kTernary = 16;
 
-bool reads_memory(const Expr& e) {
-  bool found = false;
-  ir::for_each_node(e, [&](const Expr& x) { found = found || x.as<Access>() != nullptr; });
-  return found;
-}
-
 struct Text {
   std::string s;
   int prec = kPrimary;
@@ -131,11 +125,8 @@ public:
   // where C++ promotes narrow integers by itself and an int64 operand makes
   // a plain int literal int64; `sibling_constant`: the other operand is a literal.
   Text print(const Expr& e, bool infix = false, bool sibling_constant = false) {
-    if (!declared_.empty()) {
-      const int n = numbers_.number(e);
-      for (auto scope = declared_.rbegin(); scope != declared_.rend(); ++scope)
-        if (const auto found = scope->find(n); found != scope->end()) return {found->second};
-    }
+    if (!declared_.empty())
+      if (const std::string* name = declared_name(numbers_.number(e))) return {*name};
     return print_node(e, infix, sibling_constant);
   }
 
@@ -150,11 +141,7 @@ public:
     declared_.emplace_back();
     SharedValueRules rules;
     rules.branches = [](const Select& s) { return is_branch(s); };
-    rules.declared = [this](int n) {
-      for (const auto& scope : declared_)
-        if (scope.count(n)) return true;
-      return false;
-    };
+    rules.declared = [this](int n) { return declared_name(n) != nullptr; };
     for (const Expr& v : shared_values(e, numbers_, rules)) {
       const std::string text = print_node(v).s;
       const auto* access = v.as<Access>();
@@ -178,6 +165,13 @@ private:
   // vector; a ?: with loads in its arms is control flow that keeps the
   // loop from vectorizing.
   static bool is_branch(const Select& s) { return !reads_memory(s.cond); }
+
+  // The local that an enclosing print_named declared for value number `n`.
+  const std::string* declared_name(int n) const {
+    for (auto scope = declared_.rbegin(); scope != declared_.rend(); ++scope)
+      if (const auto found = scope->find(n); found != scope->end()) return &found->second;
+    return nullptr;
+  }
 
   // A value of a select printed as a branch: where it shares values of its
   // own, they are declared in a lambda that only that branch calls.

@@ -37,10 +37,10 @@ void lone_stage(GroupState& g, LoweringState& state) {
   std::vector<Interval> box;
   for (const Interval& range : state.plan.demanded.at(f->name()))
     box.emplace_back(state.prover.simplify(range.lo), state.prover.simplify(range.hi));
+  const std::string domain = box_text(simplified_domain(*f, state.prover));
   std::string what = f->name() + ": " + stage_kind_text(*f) + role + ", " +
-                     std::string(type_name(f->type())) + " on " +
-                     box_text(simplified_domain(*f, state.prover));
-  if (box_text(box) != box_text(simplified_domain(*f, state.prover)))
+                     std::string(type_name(f->type())) + " on " + domain;
+  if (box_text(box) != domain)
     what += ", computed on " + box_text(box) + " (what its readers read)";
   g.nests.push_back({f, Comment::make(what), Produce::of_definition(f, f->name(), box, loops)});
 }
