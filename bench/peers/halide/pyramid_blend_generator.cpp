@@ -90,6 +90,14 @@ public:
     // cache. The point-wise stages (the Laplacian levels Uy_l and the blends
     // Res_l) are inlined into the collapse stage that reads them.
     const int vec = natural_vector_size<float>();
+    // The inputs in the pyramid's coordinates (the boundary condition) once,
+    // in strips of rows: what the padded images were when the harness passed
+    // them. Inlined, each clamped read of the first down-sampling and of the
+    // finest Laplacian would be computed where it is read, in every pass.
+    for (Func g : {g1_[0], g2_[0], gm_[0]}) {
+      Var xo("xo"), xi("xi");
+      g.compute_root().split(x, xo, xi, 32).parallel(xo).vectorize(y, vec);
+    }
     for (int l = 1; l < kLevels; ++l) {
       // Coarser levels have fewer rows: keep some strips per thread.
       const int strip = 32 >> (l - 1);

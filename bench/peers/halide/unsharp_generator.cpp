@@ -54,10 +54,14 @@ public:
     // the 4 blury needs, then blury, then mask (sharpen inlined), all
     // vectorized across columns. A row's intermediates (17 KB each at the
     // default size) stay in L1/L2. Rows are not split across columns, so
-    // that any image at least one vector wide works.
+    // that any image at least one vector wide works. The boundary condition
+    // (the strip's rows of the image and the zeros around them) is copied
+    // once per strip, as an expert would: inlined, its clamped reads would be
+    // computed in every tap of blurx.
     const int vec = natural_vector_size<float>();
     Var xo("xo"), xi("xi"), strip("strip");
     mask.split(x, xo, xi, 8).fuse(xo, c, strip).parallel(strip).vectorize(y, vec);
+    padded.compute_at(mask, strip).vectorize(padded.args()[0], vec);
     blury.compute_at(mask, xi).vectorize(y, vec);
     blurx.compute_at(mask, xi).vectorize(y, vec);
   }
