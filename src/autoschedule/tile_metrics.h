@@ -1,7 +1,9 @@
 // What one tile of a group costs, at the estimates: the points its stages
 // compute (regions from plan::region_reach, the tight scalene shape lowering
 // builds), the live-in and live-out data it moves, its buffers' bytes, and
-// how many tiles the space holds. Every cost model and the greedy heuristics
+// how many tiles the space holds. Points and data are those of the mean tile
+// (the space over the tile count), since lowering clips the edge tiles to
+// the space; the buffers are those of the full tile. Every cost model and the greedy heuristics
 // measure candidate tiles with this.
 #pragma once
 
@@ -13,16 +15,16 @@
 namespace trapeze::autoschedule {
 
 struct TileMetrics {
-  std::vector<std::int64_t> tiles;   ///< the tile measured, clamped to the space
-  double tile_count = 0;             ///< tiles in the space
-  std::vector<double> tile_counts;   ///< per dimension
-  double computed = 0;               ///< points one tile computes (its stages' regions)
-  double useful = 0;                 ///< the group's work / tiles: what a tile must compute
-  double redundant = 0;              ///< computed - useful (>= 0): the overlap
-  double live_in_bytes = 0;          ///< data a tile reads from outside the group
-  double live_out_bytes = 0;         ///< data a tile writes for outside the group
-  double buffer_bytes = 0;           ///< its stored stages' regions: what it keeps in cache
-  std::vector<double> region_points; ///< per member: its region in one tile
+  std::vector<std::int64_t> tiles; ///< the tile measured, clamped to the space
+  double tile_count = 0;           ///< tiles in the space
+  std::vector<double> tile_counts; ///< per dimension
+  double computed = 0;             ///< points the mean tile computes (its stages' regions)
+  double useful = 0;               ///< the group's work / tiles: what a tile must compute
+  double redundant = 0;            ///< computed - useful (>= 0): the overlap
+  double live_in_bytes = 0;        ///< data a tile reads from outside the group
+  double live_out_bytes = 0;       ///< data a tile writes for outside the group
+  double buffer_bytes = 0;         ///< its stored stages' full-tile regions: what it keeps in cache
+  std::vector<double> region_points; ///< per member: its region in the mean tile
 };
 
 /// The metrics of `facts` tiled by `tiles` (one size per common dimension).

@@ -37,7 +37,7 @@ std::vector<std::int64_t> compute_tile_sizes(const TileSizeRequest& request) {
   if (inner < inner_size && r.vector_points > 1)
     inner = std::max(r.vector_points, inner / r.vector_points * r.vector_points);
   tiles.back() = std::min(inner, inner_size);
-  if (n == 1) return tiles;
+  if (n == 1) return even_out(tiles, r.sizes, inner_dim, r.vector_points);
 
   // The outer dimensions: tau * gamma_i each, product = volume / inner; a
   // dimension pinned at 1 or at its size leaves the rest to the others.
@@ -117,6 +117,24 @@ std::vector<std::int64_t> compute_tile_sizes(const TileSizeRequest& request) {
     for (std::size_t j = k + 1; j < open.size(); ++j)
       share[open[j]] = std::min(share[open[j]] * factor,
                                 static_cast<double>(std::max<std::int64_t>(1, r.sizes[open[j]])));
+  }
+  return even_out(tiles, r.sizes, inner_dim, r.vector_points);
+}
+
+std::vector<std::int64_t> even_out(std::vector<std::int64_t> tiles,
+                                   const std::vector<std::int64_t>& sizes, std::size_t inner,
+                                   std::int64_t vector_points) {
+  TRAPEZE_ASSERT(tiles.size() == sizes.size(), "tile sizes for another space");
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const std::int64_t size = std::max<std::int64_t>(1, sizes[i]);
+    const std::int64_t tile = std::clamp<std::int64_t>(tiles[i], 1, size);
+    const std::int64_t count = (size + tile - 1) / tile;
+    std::int64_t even = (size + count - 1) / count;
+    // Rounding up to whole vectors keeps the count: `tile` is at least
+    // `even` and, when the innermost is split, a multiple of the vector.
+    if (i == inner && count > 1 && vector_points > 1 && tile % vector_points == 0)
+      even = (even + vector_points - 1) / vector_points * vector_points;
+    tiles[i] = std::min(even, tile);
   }
   return tiles;
 }

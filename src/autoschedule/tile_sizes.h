@@ -30,7 +30,16 @@ struct TileSizeRequest {
   std::vector<bool> whole;
 };
 
-/// One tile size per dimension, each in [1, size].
+/// One tile size per dimension, each in [1, size], evened out.
 std::vector<std::int64_t> compute_tile_sizes(const TileSizeRequest& request);
+
+/// The same number of tiles per dimension, of equal size as far as the
+/// space allows (the innermost still a multiple of `vector_points` where
+/// `tiles` made it one): 257 points in tiles of 128 leave a last tile of one
+/// point, a row too short to vectorize that still carries a whole halo; in
+/// tiles of 96 the last has 65.
+std::vector<std::int64_t> even_out(std::vector<std::int64_t> tiles,
+                                   const std::vector<std::int64_t>& sizes, std::size_t inner,
+                                   std::int64_t vector_points);
 
 } // namespace trapeze::autoschedule

@@ -8,6 +8,7 @@
 #include "autoschedule/group_facts.h"
 #include "autoschedule/inlining.h"
 #include "autoschedule/pipeline_model.h"
+#include "autoschedule/tile_metrics.h"
 #include "autoschedule/tile_sizes.h"
 #include "support/sample_pipelines.h"
 #include "trapeze/autoschedule.h"
@@ -265,11 +266,13 @@ TEST(TileSizes, WholeRowsAndReuseWeightedOuterDimensions) {
   EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{1, 10, 4256}));
   // A short innermost tile is a multiple of the vector width: 300 -> 288;
   // equal reuse shares the rest equally: sqrt(288000 / 288) = 31.6 -> 32, 31.
+  // Evened out: 4 tiles of 288 over 1000 points are 4 of 256 (the last 232,
+  // not 136); 32 x 32 and 33 x 31 are as even as 1000 allows.
   r.sizes = {1000, 1000, 1000};
   r.reuse = {2, 2, 2};
   r.innermost = 300;
   r.volume = 288000;
-  EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{32, 31, 288}));
+  EXPECT_EQ(autoschedule::compute_tile_sizes(r), (std::vector<std::int64_t>{32, 31, 256}));
   // A dimension smaller than its share is whole, the others share the rest:
   // 4 x 24 x 24 x 256 with a volume of 64 * 4 * 256.
   r.sizes = {4, 1000, 1000, 256};
@@ -283,6 +286,27 @@ TEST(TileSizes, WholeRowsAndReuseWeightedOuterDimensions) {
   EXPECT_LE(t[0], 4);
   EXPECT_GE(t[1], t[2]); // more reuse, a larger tile
   EXPECT_NEAR(static_cast<double>(t[0] * t[1] * t[2]), 256, 64);
+}
+
+TEST(TileSizes, EvenedOutTilesKeepTheirCount) {
+  // 257 points in tiles of 128 leave one point to a third tile: 96 (six
+  // vectors of 16) keeps three tiles, the last of 65. An outer dimension
+  // needs no vectors: 100 in tiles of 40 is 34, 34, 32.
+  EXPECT_EQ(autoschedule::even_out({40, 128}, {100, 257}, 1, 16),
+            (std::vector<std::int64_t>{34, 96}));
+  // A tile that divides its dimension, or spans it, stays; so does an
+  // innermost tile that was not a multiple of the vector (the whole row).
+  EXPECT_EQ(autoschedule::even_out({25, 257}, {100, 257}, 1, 16),
+            (std::vector<std::int64_t>{25, 257}));
+  for (std::int64_t size = 1; size <= 300; ++size)
+    for (std::int64_t tile = 16; tile <= size; tile += 16) {
+      const std::int64_t even = autoschedule::even_out({tile}, {size}, 0, 16)[0];
+      EXPECT_EQ((size + even - 1) / even, (size + tile - 1) / tile) << size << " / " << tile;
+      EXPECT_LE(even, tile);
+      if (even < size) {
+        EXPECT_EQ(even % 16, 0);
+      }
+    }
 }
 
 TEST(TileSizes, NeverOutsideOneAndTheSize) {
@@ -384,10 +408,47 @@ TEST(CpuCostModel, FusedChainOfStencilsBeatsItsStagesApartOnUnsharp) {
   EXPECT_EQ(inner % 16, 0);
   EXPECT_EQ(fused.group.tile_sizes.front(), 1);
   EXPECT_GT(fused.group.tile_sizes[1], 8);
+  // The narrowest start the option allows is where the search ends.
   AutoScheduleOptions rows;
-  rows.innermost_tile = 1 << 20;
-  const autoschedule::CpuCostModel whole_rows(model, rows, MachineModel::host());
-  EXPECT_GT(whole_rows.evaluate({0, 1, 2, 3, 4}).group.tile_sizes.back(), 512); // longer rows
+  rows.innermost_tile = 128;
+  const autoschedule::CpuCostModel short_rows(model, rows, MachineModel::host());
+  EXPECT_EQ(short_rows.evaluate({0, 1, 2, 3, 4}).group.tile_sizes.back(), 128);
+}
+
+TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
+  // Unsharp's fused group: lowering clips the edge tiles to the space, so
+  // the overlap a tile size implies depends on how many tiles there are, not
+  // on how much of the last one is empty (a full-size count of the edge tile
+  // once made rows of 512 over 1,538 columns look 33% redundant).
+  const Pipeline p = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(p, {});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, {0, 1, 2, 3, 4}, true);
+  ASSERT_TRUE(facts.ok);
+  ASSERT_EQ(facts.space.size(), 3u);
+  const auto measure = [&](std::int64_t tile_rows, std::int64_t tile_columns) {
+    return autoschedule::measure_tile(model, facts, {1, tile_rows, tile_columns});
+  };
+  const auto overlap = [&](const autoschedule::TileMetrics& t) { return t.redundant / t.useful; };
+  const std::int64_t rows = facts.space[1], columns = facts.space[2];
+  for (const std::int64_t count : {3, 7, 45}) {
+    // The narrowest tile that makes `count` tiles along a dimension, and
+    // the widest: the same tiles, the last one fuller or emptier.
+    const auto narrowest = [&](std::int64_t space) { return (space + count - 1) / count; };
+    const auto widest = [&](std::int64_t space) { return (space - 1) / (count - 1); };
+    SCOPED_TRACE(count);
+    ASSERT_GT(widest(rows), narrowest(rows));
+    const autoschedule::TileMetrics full = measure(narrowest(rows), columns);
+    const autoschedule::TileMetrics empty = measure(widest(rows), columns);
+    EXPECT_EQ(full.tile_count, empty.tile_count);
+    EXPECT_NEAR(overlap(empty), overlap(full), 1e-9);
+    EXPECT_NEAR(empty.live_in_bytes, full.live_in_bytes, 1e-6 * full.live_in_bytes);
+    EXPECT_NEAR(overlap(measure(rows, widest(columns))), overlap(measure(rows, narrowest(columns))),
+                1e-9);
+    // The buffers are the full tile's: what the cache must hold.
+    EXPECT_GT(empty.buffer_bytes, full.buffer_bytes);
+  }
+  // A halo makes overlap: blury reads 4 columns of blurx beyond its own.
+  EXPECT_GT(overlap(measure(rows, columns / 3)), overlap(measure(rows, columns)));
 }
 
 TEST(MachineModel, JsonRoundTripsAndRejectsBadFields) {
