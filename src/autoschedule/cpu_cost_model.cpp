@@ -25,9 +25,11 @@ double volume_of(const std::vector<std::int64_t>& tiles) {
 
 std::string kib(double bytes) { return fmt::format("{:.0f} KiB", bytes / 1024); }
 
-// A short dimension that a stage of the group lacks (a channel dimension
-// next to a grey stage): every tile along it would compute that stage again,
-// so the tiles span it whole.
+// A short dimension where a stage of the group has a fixed region (it lacks
+// the dimension: a grey stage next to colour channels; or it is read at a
+// constant index there: interpolate's alpha channel, read by every colour
+// channel): every tile along it would compute that part again, so the tiles
+// span it whole.
 constexpr std::int64_t short_dimension = 16;
 
 std::vector<bool> whole_dimensions(const GroupFacts& facts) {
@@ -36,9 +38,29 @@ std::vector<bool> whole_dimensions(const GroupFacts& facts) {
   for (std::size_t c = 0; c < g.common_dims(); ++c) {
     if (c == facts.inner || facts.space[c] > short_dimension) continue;
     for (std::size_t m = 0; m < facts.members.size(); ++m)
-      whole[c] = whole[c] || g.stage_dim[m][c] < 0;
+      whole[c] = whole[c] || g.stage_dim[m][c] < 0 || facts.reach[m][c].fixed;
   }
   return whole;
+}
+
+// Whether a member reads a short dimension of a producer outside the group
+// both at its own index and at a constant one (interpolate's colour channels
+// each read the alpha channel too): tiles one channel wide then read the
+// producer's every channel, so the group is priced with its short
+// dimensions whole as well.
+bool reads_short_dimension_mixed(const PipelineModel& model, const GroupFacts& facts) {
+  for (int m : facts.members)
+    for (std::size_t e : model.stage(m).in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      const Box& box = edge.producer_stage
+                           ? model.stage(model.index_of(edge.producer_stage->name())).domain
+                           : model.input_domain(edge.producer_input->name());
+      for (std::size_t k = 0; k < edge.dims.size(); ++k)
+        if (edge.dims[k].kind == analysis::DimDependenceKind::Mixed &&
+            box.extent(static_cast<int>(k)) <= short_dimension)
+          return true;
+    }
+  return false;
 }
 
 } // namespace
@@ -49,6 +71,12 @@ CpuCostModel::CpuCostModel(const PipelineModel& model, const AutoScheduleOptions
 
 CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
                                                         std::int64_t cache_bytes) const {
+  return tiles_for_cache(facts, cache_bytes, whole_dimensions(facts));
+}
+
+CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
+                                                        std::int64_t cache_bytes,
+                                                        const std::vector<bool>& whole) const {
   LevelChoice choice;
   const std::size_t dims = facts.geometry.common_dims();
   if (dims == 0) {
@@ -76,7 +104,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   const std::int64_t narrowest = std::min(facts.space[facts.inner], narrowest_innermost * coarsest);
   request.innermost =
       std::min(facts.space[facts.inner], std::max(options_.innermost_tile, narrowest));
-  request.whole = whole_dimensions(facts);
+  request.whole = whole;
   // Longest rows first; narrower while the overlap exceeds the volume (Alg. 2),
   // and then while eq. 2 prices the narrower tile lower (a deep stencil group
   // wants squarer tiles: 2-D multigrid's ten smoothing steps ran in 103 ms in
@@ -116,8 +144,24 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
 }
 
 CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
+  const std::vector<bool> whole = whole_dimensions(facts);
+  Choice choice = choose(facts, whole);
+  if (!reads_short_dimension_mixed(model_, facts)) return choice;
+  std::vector<bool> all_short = whole;
+  for (std::size_t c = 0; c < all_short.size(); ++c)
+    all_short[c] = all_short[c] || (c != facts.inner && facts.space[c] <= short_dimension);
+  if (all_short == whole) return choice;
+  Choice alternative = choose(facts, all_short);
+  const auto price = [&](const Choice& ch) {
+    return weighted(options_.weights, cost_components(facts, ch.level.tile, machine_.cores));
+  };
+  return price(alternative) < price(choice) ? alternative : choice;
+}
+
+CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts,
+                                          const std::vector<bool>& whole) const {
   // L1 only with rows as long as InnerMostTileSize allows (docs/autoschedule.md).
-  LevelChoice l1 = tiles_for_cache(facts, machine_.l1_bytes);
+  LevelChoice l1 = tiles_for_cache(facts, machine_.l1_bytes, whole);
   const bool l1_whole_rows =
       facts.geometry.common_dims() == 0 ||
       l1.tile.tiles[facts.inner] >= std::min(facts.space[facts.inner], options_.innermost_tile);
@@ -125,7 +169,7 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
   // Alg. 2 keeps an accepted L1 tile; trapeze keeps it only if eq. 2 does
   // not price the L2 tile lower (a one-row L1 tile re-reads its live-in
   // halo every row: unsharp's [1, 1, 4256] ran at 20 ms, [1, 8, 4256] at 14).
-  const LevelChoice l2 = tiles_for_cache(facts, machine_.l2_bytes);
+  const LevelChoice l2 = tiles_for_cache(facts, machine_.l2_bytes, whole);
   const auto price = [&](const LevelChoice& level) {
     return weighted(options_.weights, cost_components(facts, level.tile, machine_.cores));
   };
@@ -142,7 +186,7 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
         std::max(stored_bytes_per_point(model_, facts), 1.0);
     request.inner = static_cast<int>(facts.inner);
     request.innermost = l2.tile.tiles[facts.inner];
-    request.whole = whole_dimensions(facts);
+    request.whole = whole;
     choice.inner = compute_tile_sizes(request);
     if (choice.inner != l2.tile.tiles) choice.tiling = "L1 in L2";
   }

@@ -50,7 +50,13 @@ private:
     std::vector<std::int64_t> inner;
     std::string tiling;
   };
+  /// The cheaper of the tiles with the dimensions kept whole by rule, and,
+  /// where a member reads a short dimension at mixed indices, with every
+  /// short dimension whole.
   Choice choose(const GroupFacts& facts) const;
+  Choice choose(const GroupFacts& facts, const std::vector<bool>& whole) const;
+  LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes,
+                              const std::vector<bool>& whole) const;
 
   const PipelineModel& model_;
   AutoScheduleOptions options_;

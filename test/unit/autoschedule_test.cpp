@@ -415,6 +415,26 @@ TEST(CpuCostModel, FusedChainOfStencilsBeatsItsStagesApartOnUnsharp) {
   EXPECT_EQ(short_rows.evaluate({0, 1, 2, 3, 4}).group.tile_sizes.back(), 128);
 }
 
+TEST(CpuCostModel, ChannelsReadAtMixedIndicesArePricedWhole) {
+  // Interpolate's finest levels: every colour channel of interpolated_L0
+  // reads downsampled_L0's alpha channel too, so a tile one channel wide
+  // reads two channels for one. The group is priced with its channels whole
+  // as well, and that is the cheaper tile (unsharp's channels, read at their
+  // own index only, stay one a tile: the test above).
+  const Pipeline p = apps::find_app("interpolate").build();
+  const autoschedule::PipelineModel model(p, {});
+  const autoschedule::CpuCostModel cpu(model, {}, MachineModel::host());
+  std::vector<int> members;
+  for (const char* name :
+       {"Ux_interpolated_L1", "interpolated_L1", "Ux_interpolated_L0", "interpolated_L0"})
+    members.push_back(model.index_of(name));
+  std::sort(members.begin(), members.end());
+  const autoschedule::GroupDecision d = cpu.evaluate(members);
+  ASSERT_TRUE(d.valid) << d.why_invalid;
+  ASSERT_FALSE(d.group.tile_sizes.empty());
+  EXPECT_EQ(d.group.tile_sizes.front(), 4);
+}
+
 TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
   // Unsharp's fused group: lowering clips the edge tiles to the space, so
   // the overlap a tile size implies depends on how many tiles there are, not
