@@ -59,14 +59,15 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
   for (std::size_t c = 0; c < dims; ++c)
     mean[c] = static_cast<double>(facts.space[c]) / t.tile_counts[c];
   double work = 0;
-  // Per member and dimension, its region's points (for the live-in reads).
-  std::vector<std::vector<double>> along(n, std::vector<double>(dims, 1));
+  // Per member and dimension (member-major), its region's points, for the
+  // live-in reads.
+  std::vector<double> along(n * dims, 1.0);
   for (std::size_t m = 0; m < n; ++m) {
     const StageFacts& s = model.stage(facts.members[m]);
     double points = 1, full = 1, owned = 1;
     for (std::size_t c = 0; c < dims; ++c) {
-      along[m][c] = region_extent(facts, m, c, mean[c]);
-      points *= along[m][c];
+      along[m * dims + c] = region_extent(facts, m, c, mean[c]);
+      points *= along[m * dims + c];
       full *= region_extent(facts, m, c, static_cast<double>(tiles[c]));
       if (g.stage_dim[m][c] < 0) {
         owned /= t.tile_counts[c]; // only the first tile along c computes it for itself
@@ -117,7 +118,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
           const std::size_t c =
               static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
           const double scale = static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
-          need = std::ceil(along[m][c] * std::abs(scale)) + width + 1;
+          need = std::ceil(along[m * dims + c] * std::abs(scale)) + width + 1;
         }
         extents[k] = std::max(extents[k], std::min(need, whole));
       }
