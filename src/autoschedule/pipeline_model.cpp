@@ -1,6 +1,8 @@
 // PipelineModel: the stage graph and sizes every scheduler starts from.
 #include "autoschedule/pipeline_model.h"
 
+#include "analysis/reduction_targets.h"
+
 #include "analysis/classify.h"
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
@@ -109,6 +111,16 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
       }
       s.work += box_points(rdom) *
                 static_cast<double>(std::max<std::size_t>(1, reduction->updates.size()));
+      s.rvars = reduction->rvars;
+      s.rvar_follows.assign(s.rvars.size(), -1);
+      for (std::size_t r = 0; r < s.rvars.size(); ++r)
+        s.rvar_extents.push_back(
+            static_cast<double>(std::max<std::int64_t>(0, rdom.extent(static_cast<int>(r)))));
+      const std::vector<analysis::TargetDim> targets =
+          analysis::reduction_targets(f, *reduction, prover_);
+      for (std::size_t j = 0; j < targets.size(); ++j)
+        if (targets[j].kind == analysis::TargetDim::Kind::Follows)
+          s.rvar_follows[targets[j].rvar] = static_cast<int>(j);
     }
     s.bytes = byte_size(f.type());
     s.ops = 0;

@@ -39,6 +39,13 @@ struct StageFacts {
   /// point alone, or a constant. A boundary condition (trapeze/boundary.h) is
   /// one.
   bool relabels = false;
+  /// A reduction's variables, outermost first: the extent of each one's
+  /// range at the estimates, and the stage dimension whose points each one's
+  /// updates hit alone (analysis::TargetDim::Follows; -1 where none), where a
+  /// tile of the stage limits the variable to the tile.
+  std::vector<std::string> rvars;
+  std::vector<double> rvar_extents;
+  std::vector<int> rvar_follows;
   std::vector<int> producers, consumers; ///< stage indices, ascending, each once
   /// The edges into this stage (indices into PipelineModel::edges).
   std::vector<std::size_t> in_edges;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace trapeze::autoschedule {
 
@@ -31,6 +32,57 @@ double region_extent(const GroupFacts& facts, std::size_t m, std::size_t c, doub
   // Not rounded up: at the mean tile, a stage at scale s has span / s
   // points a tile on average.
   return std::clamp(span / static_cast<double>(g.scale[m][c]), 1.0, extent);
+}
+
+// The points variable `var` of stage `s` takes in a tile whose region has
+// `along(c)` points along common dimension c: a stage variable's along its
+// dimension; a reduction variable's, its range, limited to the tile where
+// the updates it drives hit one dimension alone (a histogram's cell X).
+// nullopt for a name that is neither.
+template <typename Along>
+std::optional<double> variable_extent(const StageFacts& s, const analysis::StageAlignment& a,
+                                      const std::string& var, const Along& along) {
+  const std::vector<std::string>& vars = s.function->vars();
+  const auto dimension = [&](std::size_t j) {
+    return along(static_cast<std::size_t>(a.common_dim[j]));
+  };
+  for (std::size_t j = 0; j < vars.size(); ++j)
+    if (vars[j] == var) return dimension(j);
+  for (std::size_t r = 0; r < s.rvars.size(); ++r) {
+    if (s.rvars[r] != var) continue;
+    if (s.rvar_follows[r] < 0) return s.rvar_extents[r];
+    return std::min(s.rvar_extents[r], dimension(static_cast<std::size_t>(s.rvar_follows[r])));
+  }
+  return std::nullopt;
+}
+
+// Producer dimension k's points that the accesses of `edge` read, each
+// access a window of sum |a_v| (extent_v - 1) / d + 1 at its offset: the
+// widest window plus the spread of the offsets. nullopt where an access has
+// no affine form there (or a variable without an extent).
+template <typename ExtentOf> std::optional<double>
+access_hull(const analysis::EdgeDependence& edge, std::size_t k, const ExtentOf& extent_of) {
+  double widest = 0, lowest = 0, highest = 0;
+  bool first = true;
+  for (const analysis::AccessInfo& access : edge.accesses) {
+    const std::optional<analysis::AffineIndex>& form =
+        access.unclamped_forms[k] ? access.unclamped_forms[k] : access.forms[k];
+    if (!form || !form->parameter_free()) return std::nullopt;
+    double span = 0;
+    for (const auto& [var, coefficient] : form->vars) {
+      const std::optional<double> extent = extent_of(var);
+      if (!extent) return std::nullopt;
+      span += std::abs(static_cast<double>(coefficient)) * std::max(0.0, *extent - 1);
+    }
+    const double divisor = static_cast<double>(form->divisor);
+    const double offset = static_cast<double>(form->constant) / divisor;
+    widest = std::max(widest, span / divisor + 1);
+    lowest = first ? offset : std::min(lowest, offset);
+    highest = first ? offset : std::max(highest, offset);
+    first = false;
+  }
+  if (first) return std::nullopt;
+  return std::ceil(widest + highest - lowest);
 }
 
 } // namespace
@@ -119,6 +171,14 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
               static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
           const double scale = static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
           need = std::ceil(along[m * dims + c] * std::abs(scale)) + width + 1;
+        } else if (d.kind == analysis::DimDependenceKind::MultiVariable ||
+                   d.kind == analysis::DimDependenceKind::Aligned) {
+          // Several variables (a histogram's 8 X + rx), or a reduction
+          // variable: the hull of the accesses' windows over the tile.
+          const auto extent_of = [&](const std::string& var) {
+            return variable_extent(s, a, var, [&](std::size_t c) { return along[m * dims + c]; });
+          };
+          need = access_hull(edge, k, extent_of).value_or(whole);
         }
         extents[k] = std::max(extents[k], std::min(need, whole));
       }

@@ -435,6 +435,29 @@ TEST(CpuCostModel, ChannelsReadAtMixedIndicesArePricedWhole) {
   EXPECT_EQ(d.group.tile_sizes.front(), 4);
 }
 
+TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
+  // The bilateral grid's histogram reads input_repeat_edge(8 X - 4 + rx,
+  // 8 Y - 4 + ry), X and Y reduction variables that its cells follow: a
+  // tile of cells reads their pixels and a margin, so that all the tiles
+  // together read the image about once (a little less: the margin the
+  // boundary condition adds is wider than the cells reach), not once each.
+  const Pipeline p = apps::find_app("bilateral_grid").build();
+  const autoschedule::PipelineModel model(p, {});
+  std::vector<int> members = {model.index_of("grid"), model.index_of("blurz")};
+  std::sort(members.begin(), members.end());
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  std::vector<std::int64_t> tiles = facts.space;
+  for (std::size_t c = 0; c < tiles.size(); ++c)
+    if (tiles[c] > 16) tiles[c] = 32; // 32 x 32 cells, channels and bins whole
+  const autoschedule::TileMetrics t = autoschedule::measure_tile(model, facts, tiles);
+  const autoschedule::StageFacts& source = model.stage(model.index_of("input_repeat_edge"));
+  const double image_bytes = source.points * source.bytes;
+  EXPECT_GT(t.tile_count, 8);
+  EXPECT_GT(t.live_in_bytes * t.tile_count, 0.9 * image_bytes);
+  EXPECT_LT(t.live_in_bytes * t.tile_count, 1.2 * image_bytes);
+}
+
 TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
   // Unsharp's fused group: lowering clips the edge tiles to the space, so
   // the overlap a tile size implies depends on how many tiles there are, not
