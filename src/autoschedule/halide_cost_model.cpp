@@ -64,7 +64,7 @@ GroupDecision HalideCostModel::evaluate(const std::vector<int>& members) const {
       tiles[c] = choices[c][rest % choices[c].size()];
       rest /= choices[c].size();
     }
-    const TileMetrics t = measure_tile(model_, facts, tiles);
+    const TileMetrics t = measure_tile(model_, facts, tiles, TileExtent::Full);
     if (t.tile_count < machine_.cores && shape + 1 < shapes) continue; // PARALLELISM_THRESHOLD
     const double cost = price(t);
     if (cost < best_cost) {
@@ -73,7 +73,7 @@ GroupDecision HalideCostModel::evaluate(const std::vector<int>& members) const {
     }
   }
   if (dims == 0) {
-    best = measure_tile(model_, facts, {});
+    best = measure_tile(model_, facts, {}, TileExtent::Full);
     best_cost = price(best);
   }
   std::vector<std::string> reasons = {

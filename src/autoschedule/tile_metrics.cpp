@@ -18,8 +18,10 @@ bool in_group(const GroupFacts& facts, const ir::Function* f) {
 }
 
 // Points of member m's region along common dimension c in a tile of `tile`
-// points of the common space (fractional for the mean tile).
-double region_extent(const GroupFacts& facts, std::size_t m, std::size_t c, double tile) {
+// points of the common space: whole points for a full tile, a fraction on
+// average for the mean tile.
+double region_extent(const GroupFacts& facts, std::size_t m, std::size_t c, double tile,
+                     TileExtent at) {
   const plan::GroupGeometry& g = facts.geometry;
   if (g.stage_dim[m][c] < 0) return 1;
   const double extent = static_cast<double>(facts.extents[m][c]);
@@ -29,9 +31,8 @@ double region_extent(const GroupFacts& facts, std::size_t m, std::size_t c, doub
   if (r.follows_tile) span += tile + static_cast<double>(r.below + r.above);
   if (r.fixed) span += static_cast<double>(r.fixed_hi - r.fixed_lo + 1);
   if (span <= 0) return extent;
-  // Not rounded up: at the mean tile, a stage at scale s has span / s
-  // points a tile on average.
-  return std::clamp(span / static_cast<double>(g.scale[m][c]), 1.0, extent);
+  const double points = span / static_cast<double>(g.scale[m][c]);
+  return std::clamp(at == TileExtent::Full ? std::ceil(points) : points, 1.0, extent);
 }
 
 // The points variable `var` of stage `s` takes in a tile whose region has
@@ -88,7 +89,7 @@ access_hull(const analysis::EdgeDependence& edge, std::size_t k, const ExtentOf&
 } // namespace
 
 TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
-                         std::vector<std::int64_t> tiles) {
+                         std::vector<std::int64_t> tiles, TileExtent extent) {
   const plan::GroupGeometry& g = facts.geometry;
   const std::size_t dims = g.common_dims(), n = facts.members.size();
   TileMetrics t;
@@ -107,9 +108,11 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
   // 1,538 columns looked 33% redundant and computed no point twice). What
   // the clipped tiles cost is imbalance, the idle term's business. Buffers
   // are sized for the full tile, which is what the cache must hold.
+  // TileExtent::Full measures the full tile instead, for Halide's model.
   std::vector<double> mean(dims);
   for (std::size_t c = 0; c < dims; ++c)
-    mean[c] = static_cast<double>(facts.space[c]) / t.tile_counts[c];
+    mean[c] = extent == TileExtent::Full ? static_cast<double>(tiles[c])
+                                         : static_cast<double>(facts.space[c]) / t.tile_counts[c];
   double work = 0;
   // Per member and dimension (member-major), its region's points, for the
   // live-in reads.
@@ -118,14 +121,15 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     const StageFacts& s = model.stage(facts.members[m]);
     double points = 1, full = 1, owned = 1;
     for (std::size_t c = 0; c < dims; ++c) {
-      along[m * dims + c] = region_extent(facts, m, c, mean[c]);
+      along[m * dims + c] = region_extent(facts, m, c, mean[c], extent);
       points *= along[m * dims + c];
-      full *= region_extent(facts, m, c, static_cast<double>(tiles[c]));
+      full *= region_extent(facts, m, c, static_cast<double>(tiles[c]), TileExtent::Full);
       if (g.stage_dim[m][c] < 0) {
         owned /= t.tile_counts[c]; // only the first tile along c computes it for itself
       } else {
+        const double share = mean[c] / static_cast<double>(g.scale[m][c]);
         owned *= std::min(static_cast<double>(facts.extents[m][c]),
-                          mean[c] / static_cast<double>(g.scale[m][c]));
+                          extent == TileExtent::Full ? std::ceil(share) : share);
       }
     }
     const double per_point = s.points > 0 ? s.work / s.points : 1;

@@ -27,9 +27,16 @@ struct TileMetrics {
   std::vector<double> region_points; ///< per member: its region in the mean tile
 };
 
+/// Which tile a measure describes: the mean tile (the space over the tile
+/// count: what the tiles compute together, as lowering clips them), or the
+/// full tile for every tile, edge tiles included (Halide's 2016
+/// autoscheduler prices ceil(extent / tile) tiles of full size, and the
+/// halide-greedy baseline does as it does).
+enum class TileExtent : std::uint8_t { Mean, Full };
+
 /// The metrics of `facts` tiled by `tiles` (one size per common dimension).
 TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
-                         std::vector<std::int64_t> tiles);
+                         std::vector<std::int64_t> tiles, TileExtent extent = TileExtent::Mean);
 
 /// Bytes per point of the common space that the group's stored stages take
 /// (a stage at scale s in a dimension has one point per s there).
