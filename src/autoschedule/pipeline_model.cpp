@@ -1,9 +1,8 @@
 // PipelineModel: the stage graph and sizes every scheduler starts from.
 #include "autoschedule/pipeline_model.h"
 
-#include "analysis/reduction_targets.h"
-
 #include "analysis/classify.h"
+#include "analysis/reduction_targets.h"
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
 

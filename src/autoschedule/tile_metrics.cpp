@@ -109,10 +109,11 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
   // the clipped tiles cost is imbalance, the idle term's business. Buffers
   // are sized for the full tile, which is what the cache must hold.
   // TileExtent::Full measures the full tile instead, for Halide's model.
-  std::vector<double> mean(dims);
+  std::vector<double> measured(dims);
   for (std::size_t c = 0; c < dims; ++c)
-    mean[c] = extent == TileExtent::Full ? static_cast<double>(tiles[c])
-                                         : static_cast<double>(facts.space[c]) / t.tile_counts[c];
+    measured[c] = extent == TileExtent::Full
+                      ? static_cast<double>(tiles[c])
+                      : static_cast<double>(facts.space[c]) / t.tile_counts[c];
   double work = 0;
   // Per member and dimension (member-major), its region's points, for the
   // live-in reads.
@@ -121,13 +122,13 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     const StageFacts& s = model.stage(facts.members[m]);
     double points = 1, full = 1, owned = 1;
     for (std::size_t c = 0; c < dims; ++c) {
-      along[m * dims + c] = region_extent(facts, m, c, mean[c], extent);
+      along[m * dims + c] = region_extent(facts, m, c, measured[c], extent);
       points *= along[m * dims + c];
       full *= region_extent(facts, m, c, static_cast<double>(tiles[c]), TileExtent::Full);
       if (g.stage_dim[m][c] < 0) {
         owned /= t.tile_counts[c]; // only the first tile along c computes it for itself
       } else {
-        const double share = mean[c] / static_cast<double>(g.scale[m][c]);
+        const double share = measured[c] / static_cast<double>(g.scale[m][c]);
         owned *= std::min(static_cast<double>(facts.extents[m][c]),
                           extent == TileExtent::Full ? std::ceil(share) : share);
       }
