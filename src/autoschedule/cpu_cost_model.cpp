@@ -52,9 +52,7 @@ bool reads_short_dimension_mixed(const PipelineModel& model, const GroupFacts& f
   for (int m : facts.members)
     for (std::size_t e : model.stage(m).in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      const Box& box = edge.producer_stage
-                           ? model.stage(model.index_of(edge.producer_stage->name())).domain
-                           : model.input_domain(edge.producer_input->name());
+      const Box& box = model.producer_domain(edge);
       for (std::size_t k = 0; k < edge.dims.size(); ++k)
         if (edge.dims[k].kind == analysis::DimDependenceKind::Mixed &&
             box.extent(static_cast<int>(k)) <= short_dimension)
@@ -69,9 +67,8 @@ CpuCostModel::CpuCostModel(const PipelineModel& model, const AutoScheduleOptions
                            const MachineModel& machine)
     : model_(model), options_(options), machine_(machine) {}
 
-CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
-                                                        std::int64_t cache_bytes) const {
-  return tiles_for_cache(facts, cache_bytes, whole_dimensions(facts));
+double CpuCostModel::price(const GroupFacts& facts, const TileMetrics& tile) const {
+  return weighted(options_.weights, cost_components(facts, tile, machine_.cores));
 }
 
 CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
@@ -114,9 +111,6 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     // of a long innermost dimension may not fit).
     return t.redundant <= volume_of(t.tiles) && t.buffer_bytes <= static_cast<double>(cache_bytes);
   };
-  const auto price = [&](const TileMetrics& t) {
-    return weighted(options_.weights, cost_components(facts, t, machine_.cores));
-  };
   // Evening the tiles out can take a row below the narrowest (257 points in
   // tiles of 128 are three of 88): eq. 2 has no term for short rows, and
   // 3-D multigrid's finest smoothing ran 20% slower in them than whole.
@@ -136,7 +130,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     if (too_narrow(tiles)) break;
     const TileMetrics narrower = measure_tile(model_, facts, tiles);
     const bool ok = accepted(narrower);
-    if (choice.accepted && (!ok || price(narrower) >= price(choice.tile))) break;
+    if (choice.accepted && (!ok || price(facts, narrower) >= price(facts, choice.tile))) break;
     choice.tile = narrower;
     choice.accepted = ok;
   }
@@ -152,10 +146,8 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
     all_short[c] = all_short[c] || (c != facts.inner && facts.space[c] <= short_dimension);
   if (all_short == whole) return choice;
   Choice alternative = choose(facts, all_short);
-  const auto price = [&](const Choice& ch) {
-    return weighted(options_.weights, cost_components(facts, ch.level.tile, machine_.cores));
-  };
-  return price(alternative) < price(choice) ? alternative : choice;
+  return price(facts, alternative.level.tile) < price(facts, choice.level.tile) ? alternative
+                                                                                : choice;
 }
 
 CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts,
@@ -170,10 +162,9 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts,
   // not price the L2 tile lower (a one-row L1 tile re-reads its live-in
   // halo every row: unsharp's [1, 1, 4256] ran at 20 ms, [1, 8, 4256] at 14).
   const LevelChoice l2 = tiles_for_cache(facts, machine_.l2_bytes, whole);
-  const auto price = [&](const LevelChoice& level) {
-    return weighted(options_.weights, cost_components(facts, level.tile, machine_.cores));
-  };
-  if (l1.accepted && l1_whole_rows && !(l2.accepted && price(l2) < price(l1))) return choice;
+  if (l1.accepted && l1_whole_rows &&
+      !(l2.accepted && price(facts, l2.tile) < price(facts, l1.tile)))
+    return choice;
   choice.level = l2;
   choice.tiling = "L2";
   if (options_.multi_level && facts.fused()) {
@@ -197,8 +188,7 @@ double CpuCostModel::cost(const std::vector<int>& members) const {
   const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
   if (!facts.ok) return infinite_cost;
   const Choice choice = choose(facts);
-  return work_share(model_, facts) *
-         weighted(options_.weights, cost_components(facts, choice.level.tile, machine_.cores));
+  return work_share(model_, facts) * price(facts, choice.level.tile);
 }
 
 GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {

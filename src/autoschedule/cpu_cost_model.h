@@ -40,8 +40,10 @@ public:
     bool accepted = false; ///< its overlap is at most its volume, its buffers fit the cache
     double budget = 0;     ///< bytes its buffers may fill
   };
-  /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`.
-  LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes) const;
+  /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the
+  /// dimensions marked in `whole` spanned whole.
+  LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes,
+                              const std::vector<bool>& whole) const;
 
 private:
   /// The tiles chosen for a valid group, and how.
@@ -55,8 +57,8 @@ private:
   /// short dimension whole.
   Choice choose(const GroupFacts& facts) const;
   Choice choose(const GroupFacts& facts, const std::vector<bool>& whole) const;
-  LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes,
-                              const std::vector<bool>& whole) const;
+  /// Eq. 2 of a tile of the group (without the work share).
+  double price(const GroupFacts& facts, const TileMetrics& tile) const;
 
   const PipelineModel& model_;
   AutoScheduleOptions options_;

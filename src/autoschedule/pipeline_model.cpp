@@ -147,6 +147,11 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
   }
 }
 
+const Box& PipelineModel::producer_domain(const analysis::EdgeDependence& edge) const {
+  return edge.producer_stage ? stage(index_of(edge.producer_stage->name())).domain
+                             : input_domain(edge.producer_input->name());
+}
+
 int PipelineModel::index_of(const std::string& name) const {
   const auto it = index_.find(name);
   TRAPEZE_ASSERT(it != index_.end(), "no stage named " + name);

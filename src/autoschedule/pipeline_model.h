@@ -68,6 +68,8 @@ public:
   const analysis::BoundsProver& prover() const { return prover_; }
   /// An input image's box at the estimates.
   const Box& input_domain(const std::string& name) const { return inputs_.at(name); }
+  /// The domain of an edge's producer, a stage or an input, at the estimates.
+  const Box& producer_domain(const analysis::EdgeDependence& edge) const;
   /// Sum of every stage's work: the denominator of a group's work share.
   double total_work() const { return total_work_; }
   /// The estimates assumed for parameters that had none.

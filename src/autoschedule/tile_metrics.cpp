@@ -152,9 +152,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     for (std::size_t e : s.in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
       if (edge.producer_stage && in_group(facts, edge.producer_stage)) continue;
-      const Box& box = edge.producer_stage
-                           ? model.stage(model.index_of(edge.producer_stage->name())).domain
-                           : model.input_domain(edge.producer_input->name());
+      const Box& box = model.producer_domain(edge);
       const int bytes = byte_size(edge.producer_stage ? edge.producer_stage->type()
                                                       : edge.producer_input->type());
       auto& [entry_bytes, extents] = live_in[edge.producer_name()];

@@ -3,8 +3,8 @@
 // builds), the live-in and live-out data it moves, its buffers' bytes, and
 // how many tiles the space holds. Points and data are those of the mean tile
 // (the space over the tile count), since lowering clips the edge tiles to
-// the space; the buffers are those of the full tile. Every cost model and the greedy heuristics
-// measure candidate tiles with this.
+// the space; the buffers are those of the full tile. Every cost model and
+// the greedy heuristics measure candidate tiles with this.
 #pragma once
 
 #include "autoschedule/group_facts.h"
