@@ -117,18 +117,28 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   const auto too_narrow = [&](const std::vector<std::int64_t>& tiles) {
     return tiles[facts.inner] < narrowest;
   };
-  std::vector<std::int64_t> tiles = compute_tile_sizes(request);
-  if (too_narrow(tiles)) {
+  // The volume the budget buys at `per_point` leaves the halos out, which
+  // the buffers hold too: a deep 3-D group's tiles carry one on every side
+  // (3-D multigrid's four smoothing steps in tiles of 22 x 22 x 65 take
+  // twice the budget). The volume shrinks until the buffers fit.
+  const auto fitted = [&](TileSizeRequest r) {
+    TileMetrics t = measure_tile(model_, facts, compute_tile_sizes(r));
+    for (int tries = 0; tries < 2 && t.buffer_bytes > choice.budget * 1.25; ++tries) {
+      r.volume *= choice.budget / t.buffer_bytes;
+      t = measure_tile(model_, facts, compute_tile_sizes(r));
+    }
+    return t;
+  };
+  choice.tile = fitted(request);
+  if (too_narrow(choice.tile.tiles)) {
     request.innermost = facts.space[facts.inner];
-    tiles = compute_tile_sizes(request);
+    choice.tile = fitted(request);
   }
-  choice.tile = measure_tile(model_, facts, tiles);
   choice.accepted = accepted(choice.tile);
   while (request.innermost / 2 >= narrowest) {
     request.innermost /= 2;
-    tiles = compute_tile_sizes(request);
-    if (too_narrow(tiles)) break;
-    const TileMetrics narrower = measure_tile(model_, facts, tiles);
+    const TileMetrics narrower = fitted(request);
+    if (too_narrow(narrower.tiles)) break;
     const bool ok = accepted(narrower);
     if (choice.accepted && (!ok || price(facts, narrower) >= price(facts, choice.tile))) break;
     choice.tile = narrower;

@@ -31,6 +31,45 @@ bool connected(const PipelineModel& model, const std::vector<int>& members) {
   return seen.size() == members.size();
 }
 
+// Per member, the buffer it is stored in as lowering lays buffers out
+// (share_scratchpads): those of one type whose lifetimes are apart share
+// one. Member m is live from its own nest to the last nest that reads it
+// (through inlined readers, theirs), or to the tile's end if it is live
+// out; the nests run in the members' order. -1 for inlined members.
+std::vector<int> shared_buffers(const PipelineModel& model, const GroupFacts& facts) {
+  const std::size_t n = facts.members.size();
+  std::vector<std::size_t> last(n, 0);
+  for (std::size_t m = n; m-- > 0;) {
+    last[m] = facts.live_out(m) ? n : m;
+    for (std::size_t j = m + 1; j < n; ++j) {
+      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
+      if (std::binary_search(producers.begin(), producers.end(), facts.members[m]))
+        last[m] = std::max(last[m], facts.stored(j) ? j : last[j]);
+    }
+  }
+  struct Buffer {
+    ScalarType type;
+    std::size_t free_after;
+  };
+  std::vector<Buffer> buffers;
+  std::vector<int> buffer_of(n, -1);
+  for (std::size_t m = 0; m < n; ++m) {
+    if (!facts.stored(m)) continue;
+    const ScalarType type = model.stage(facts.members[m]).function->type();
+    const auto free = std::find_if(buffers.begin(), buffers.end(), [&](const Buffer& b) {
+      return b.type == type && b.free_after < m;
+    });
+    if (free == buffers.end()) {
+      buffer_of[m] = static_cast<int>(buffers.size());
+      buffers.push_back({type, last[m]});
+    } else {
+      buffer_of[m] = static_cast<int>(free - buffers.begin());
+      free->free_after = last[m];
+    }
+  }
+  return buffer_of;
+}
+
 } // namespace
 
 GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
@@ -108,6 +147,7 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   }
   for (std::size_t c = 0; c < dims; ++c)
     if (last_dims[c] >= last_dims[facts.inner]) facts.inner = c;
+  facts.buffer_of = shared_buffers(model, facts);
   facts.ok = true;
   return facts;
 }

@@ -35,6 +35,10 @@ struct GroupFacts {
   /// Per member, per common dimension: the member's own extent (points along
   /// its dimension there; 1 where it lacks the dimension).
   std::vector<std::vector<std::int64_t>> extents;
+  /// Per member, the tile buffer it is stored in (-1: inlined): buffers of
+  /// one type whose lifetimes in a tile are apart share one, as lowering
+  /// lays them out (share_scratchpads).
+  std::vector<int> buffer_of;
 
   bool fused() const { return members.size() > 1; }
   bool live_out(std::size_t m) const { return geometry.live_out[m]; }

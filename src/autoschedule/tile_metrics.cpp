@@ -86,6 +86,23 @@ access_hull(const analysis::EdgeDependence& edge, std::size_t k, const ExtentOf&
   return std::ceil(widest + highest - lowest);
 }
 
+// The bytes of the group's buffers, given each member's (inlined members'
+// are not counted): a buffer members share is as large as the largest.
+double shared_buffer_bytes(const GroupFacts& facts, const std::vector<double>& bytes) {
+  std::vector<double> largest;
+  for (std::size_t m = 0; m < facts.members.size(); ++m) {
+    const int b = facts.buffer_of[m];
+    if (b < 0) continue;
+    if (static_cast<std::size_t>(b) >= largest.size())
+      largest.resize(static_cast<std::size_t>(b) + 1, 0);
+    largest[static_cast<std::size_t>(b)] = std::max(largest[static_cast<std::size_t>(b)], bytes[m]);
+  }
+  double total = 0;
+  for (double x : largest)
+    total += x;
+  return total;
+}
+
 } // namespace
 
 TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
@@ -118,6 +135,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
   // Per member and dimension (member-major), its region's points, for the
   // live-in reads.
   std::vector<double> along(n * dims, 1.0);
+  std::vector<double> buffer_bytes(n, 0.0); // per member, its full-tile buffer
   for (std::size_t m = 0; m < n; ++m) {
     const StageFacts& s = model.stage(facts.members[m]);
     double points = 1, full = 1, owned = 1;
@@ -137,9 +155,10 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     t.region_points.push_back(points * per_point);
     t.computed += points * per_point;
     work += s.work;
-    if (facts.stored(m)) t.buffer_bytes += full * s.bytes;
+    if (facts.stored(m)) buffer_bytes[m] = full * s.bytes;
     if (facts.live_out(m)) t.live_out_bytes += owned * s.bytes;
   }
+  t.buffer_bytes = shared_buffer_bytes(facts, buffer_bytes);
   t.useful = work / t.tile_count;
   t.redundant = std::max(0.0, t.computed - t.useful);
 
@@ -198,15 +217,14 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
 
 double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts) {
   const plan::GroupGeometry& g = facts.geometry;
-  double bytes = 0;
+  std::vector<double> density(facts.members.size(), 0.0);
   for (std::size_t m = 0; m < facts.members.size(); ++m) {
     if (!facts.stored(m)) continue;
-    double density = model.stage(facts.members[m]).bytes;
+    density[m] = model.stage(facts.members[m]).bytes;
     for (std::size_t c = 0; c < g.common_dims(); ++c)
-      if (g.stage_dim[m][c] >= 0) density /= static_cast<double>(g.scale[m][c]);
-    bytes += density;
+      if (g.stage_dim[m][c] >= 0) density[m] /= static_cast<double>(g.scale[m][c]);
   }
-  return bytes;
+  return shared_buffer_bytes(facts, density);
 }
 
 double stored_bytes_total(const PipelineModel& model, const GroupFacts& facts) {

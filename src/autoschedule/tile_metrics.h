@@ -23,7 +23,9 @@ struct TileMetrics {
   double redundant = 0;            ///< computed - useful (>= 0): the overlap
   double live_in_bytes = 0;        ///< data a tile reads from outside the group
   double live_out_bytes = 0;       ///< data a tile writes for outside the group
-  double buffer_bytes = 0;         ///< its stored stages' full-tile regions: what it keeps in cache
+  /// Its stored stages' full-tile regions, those whose lifetimes are apart
+  /// in one memory (share_scratchpads): what it keeps in cache.
+  double buffer_bytes = 0;
   std::vector<double> region_points; ///< per member: its region in the mean tile
 };
 
@@ -39,7 +41,8 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
                          std::vector<std::int64_t> tiles, TileExtent extent = TileExtent::Mean);
 
 /// Bytes per point of the common space that the group's stored stages take
-/// (a stage at scale s in a dimension has one point per s there).
+/// (a stage at scale s in a dimension has one point per s there), those
+/// whose lifetimes are apart counted once (share_scratchpads).
 double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts);
 
 /// The bytes of all the group's stored stages over their whole domains.

@@ -713,6 +713,7 @@ private:
     const std::size_t dims = n.extents.size();
     const std::string type(cpp_type_name(n.type));
     if (n.scope == lower::MemoryScope::PerThread) return print_per_thread(n);
+    if (n.scope == lower::MemoryScope::Reuse && !n.memory.empty()) return print_shared(n);
     if (n.scope == lower::MemoryScope::Reuse) {
       const auto it = hoisted_.find(n.name);
       TRAPEZE_ASSERT(it != hoisted_.end(), "reuse of " + n.name + " outside its per-thread buffer");
@@ -742,15 +743,8 @@ private:
     b.what = buffer_description(n);
     b.producer = n.producer;
     declare_extents_and_origin(n, b);
-    const std::vector<std::string>& extent = b.extent;
-    b.stride.assign(dims, "1");
-    for (std::size_t d = dims - 1; d-- > 0;) {
-      b.stride[d] = names_.declare("#", n.name + "_stride" + std::to_string(d));
-      const std::string value =
-          d + 2 == dims ? extent[d + 1] : b.stride[d + 1] + " * " + extent[d + 1];
-      line("const int64_t " + b.stride[d] + " = " + value + ";");
-    }
-    const std::string size = dims == 1 ? extent[0] : b.stride[0] + " * " + extent[0];
+    declare_strides(n, b);
+    const std::string size = dims == 1 ? b.extent[0] : b.stride[0] + " * " + b.extent[0];
     b.pointer = names_.declare("b:" + n.producer, n.name);
     b.pointer_type = type + "*";
     TRAPEZE_ASSERT(n.scope == lower::MemoryScope::Stack || n.scope == lower::MemoryScope::Heap,
@@ -768,6 +762,45 @@ private:
     buffers_.back()["b:" + n.producer] = b;
     buffers_.back()["s:" + n.name] = b;
     print(n.body);
+  }
+
+  // A buffer of an iteration in the memory of a per-thread buffer it shares
+  // with others of the iteration whose lifetimes are apart from its own
+  // (share_scratchpads): its own shape, the shared memory. Its pointer is
+  // not __restrict here, where the others' are in scope too; the nests that
+  // take it as a parameter use no other buffer of the memory.
+  void print_shared(const lower::Allocate& n) {
+    const auto it = hoisted_.find(n.memory);
+    TRAPEZE_ASSERT(it != hoisted_.end(), n.name + " shares " + n.memory + " outside it");
+    const std::string type(cpp_type_name(n.type));
+    line("// " + n.name + ": " + std::string(type_name(n.type)) + shape_text(n.extents) + " from " +
+         tuple_text(n.origin) + ", in the memory of " + n.memory +
+         " (no other buffer there is in use meanwhile)");
+    BufferNames b;
+    b.what = buffer_description(n);
+    b.producer = n.producer;
+    declare_extents_and_origin(n, b);
+    declare_strides(n, b);
+    b.pointer = names_.declare("b:" + n.producer, n.name);
+    b.pointer_type = type + "*";
+    line(type + "* const " + b.pointer + " = static_cast<" + type + "*>(" + it->second.memory +
+         ".data);");
+    buffers_.back()["b:" + n.producer] = b;
+    buffers_.back()["s:" + n.name] = b;
+    print(n.body);
+  }
+
+  // Declares the strides of a buffer whose extents `b` names (innermost
+  // contiguous).
+  void declare_strides(const lower::Allocate& n, BufferNames& b) {
+    const std::size_t dims = n.extents.size();
+    b.stride.assign(dims, "1");
+    for (std::size_t d = dims - 1; d-- > 0;) {
+      b.stride[d] = names_.declare("#", n.name + "_stride" + std::to_string(d));
+      const std::string value =
+          d + 2 == dims ? b.extent[d + 1] : b.stride[d + 1] + " * " + b.extent[d + 1];
+      line("const int64_t " + b.stride[d] + " = " + value + ";");
+    }
   }
 
   // Declares a buffer's extents (unless `extents` is false) and the origin of

@@ -37,7 +37,7 @@ protected:
     if (!same)
       return body.same_as(n->body) ? self
                                    : Allocate::make(n->name, n->producer, n->type, n->origin,
-                                                    n->extents, n->scope, n->slot, body);
+                                                    n->extents, n->scope, n->slot, body, n->memory);
     hoisted_.push_back(n);
     return Allocate::make(n->name, n->producer, n->type, n->origin, n->extents, MemoryScope::Reuse,
                           -1, body);

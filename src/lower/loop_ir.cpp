@@ -88,7 +88,7 @@ Allocate::~Allocate() { ir::release_iteratively(std::move(const_cast<Stmt&>(body
 
 Stmt Allocate::make(std::string name, std::string producer, ScalarType type,
                     std::vector<Expr> origin, std::vector<Expr> extents, MemoryScope scope,
-                    int slot, Stmt body) {
+                    int slot, Stmt body, std::string memory) {
   TRAPEZE_ASSERT(!name.empty() && !producer.empty(), "buffer without a name");
   TRAPEZE_ASSERT(!extents.empty() && origin.size() == extents.size(),
                  "buffer '" + name + "': origin and extents differ in length");
@@ -99,9 +99,11 @@ Stmt Allocate::make(std::string name, std::string producer, ScalarType type,
   const bool caller = scope == MemoryScope::Input || scope == MemoryScope::Output;
   TRAPEZE_ASSERT(caller == (slot >= 0), "buffer '" + name + "': slot does not match its scope");
   TRAPEZE_ASSERT(body.defined(), "allocation without a body");
+  TRAPEZE_ASSERT(memory.empty() || scope == MemoryScope::Reuse,
+                 "buffer '" + name + "': only a reuse takes another buffer's memory");
   return Stmt(std::make_shared<const Allocate>(std::move(name), std::move(producer), type,
                                                std::move(origin), std::move(extents), scope, slot,
-                                               std::move(body)));
+                                               std::move(body), std::move(memory)));
 }
 
 Stmt Store::make(std::string buffer, std::vector<Expr> index, Expr value) {
@@ -299,7 +301,8 @@ Stmt StmtMutator::mutate_node(const Allocate* n, const Stmt& self) {
   changed = mutate_all(extents, fn) || changed;
   Stmt body = mutate(n->body);
   if (!changed && body.same_as(n->body)) return self;
-  return Allocate::make(n->name, n->producer, n->type, origin, extents, n->scope, n->slot, body);
+  return Allocate::make(n->name, n->producer, n->type, origin, extents, n->scope, n->slot, body,
+                        n->memory);
 }
 Stmt StmtMutator::mutate_node(const Store* n, const Stmt& self) {
   std::vector<Expr> index = n->index;
@@ -436,6 +439,7 @@ protected:
                        memory_scope_name(n->scope);
     if (n->slot >= 0) head += " " + std::to_string(n->slot);
     if (n->producer != n->name) head += " holds " + n->producer;
+    if (!n->memory.empty()) head += " in the memory of " + n->memory;
     line(head);
     visit(n->body);
   }

@@ -139,7 +139,10 @@ enum class MemoryScope : std::uint8_t {
   /// meaningless (zeros); each iteration gives it one with a Reuse.
   PerThread,
   /// The memory of the enclosing PerThread buffer of the same name and
-  /// extents, with this Allocate's origin, for its body.
+  /// extents, with this Allocate's origin, for its body; or, where the
+  /// Allocate names a `memory`, of that PerThread buffer (a one-dimensional
+  /// one of the same type, at least as large), which other buffers of the
+  /// iteration share at other times (share_scratchpads).
   Reuse,
 };
 /// "input", "output", "heap", "stack", "per thread", "reuse".
@@ -150,21 +153,27 @@ struct Allocate final : StmtNode {
   static constexpr StmtKind node_kind = StmtKind::Allocate;
   static Stmt make(std::string name, std::string producer, ScalarType type,
                    std::vector<Expr> origin, std::vector<Expr> extents, MemoryScope scope, int slot,
-                   Stmt body);
+                   Stmt body, std::string memory = {});
   Allocate(std::string n, std::string p, ScalarType t, std::vector<Expr> o, std::vector<Expr> e,
-           MemoryScope s, int sl, Stmt b)
+           MemoryScope s, int sl, Stmt b, std::string m)
       : StmtNode(node_kind), name(std::move(n)), producer(std::move(p)), type(t),
-        origin(std::move(o)), extents(std::move(e)), scope(s), slot(sl), body(std::move(b)) {}
+        origin(std::move(o)), extents(std::move(e)), scope(s), slot(sl), body(std::move(b)),
+        memory(std::move(m)) {}
   /// Destroys nested Allocates one after another, not by recursion.
   ~Allocate() override;
-  const std::string name;     ///< the buffer's name (Store targets it)
-  const std::string producer; ///< the stage or input whose Accesses read it
+  const std::string name; ///< the buffer's name (Store targets it)
+  /// The stage or input whose Accesses read it; of a per-thread buffer
+  /// others share (share_scratchpads), their names, for readers.
+  const std::string producer;
   const ScalarType type;
   const std::vector<Expr> origin;  ///< the point stored at offset 0 (int64)
   const std::vector<Expr> extents; ///< int64, outermost first
   const MemoryScope scope;
   const int slot; ///< index into the caller's inputs/outputs; -1 otherwise
   const Stmt body;
+  /// Reuse only: the shared PerThread buffer whose memory this one takes;
+  /// empty: the PerThread buffer of its own name.
+  const std::string memory;
 };
 
 /// buffer(index...) = value; the index is a point (origin not subtracted).

@@ -57,6 +57,8 @@ const std::vector<Pass>& passes() {
       {"full_buffers", nullptr, full_buffers},
       // Needs every buffer placed; a code generator prints the per-thread ones.
       {"hoist_scratchpads", nullptr, hoist_scratchpads},
+      // Needs the per-thread buffers and the iterations' final statements.
+      {"share_scratchpads", nullptr, share_scratchpads},
       // Last: what code generators rely on.
       {"validate", nullptr, validate},
   };

@@ -84,6 +84,14 @@ Stmt full_buffers(const Stmt& s, const LoweringState& state);
 /// its thread's memory with its own origin (Reuse): tiles stop allocating.
 Stmt hoist_scratchpads(const Stmt& s, const LoweringState& state);
 
+/// share_scratchpads.cpp: around a parallel loop, PerThread buffers of one
+/// type whose lifetimes in an iteration are apart (the last step that uses
+/// one runs before the first that uses the next) share one PerThread buffer
+/// as large as the largest (PolyMage's storage reuse): a chain of ten
+/// smoothing steps keeps two scratchpads' worth of memory in the cache, not
+/// ten.
+Stmt share_scratchpads(const Stmt& s, const LoweringState& state);
+
 /// validate.cpp: every Store and Access names a buffer in scope with matching
 /// dimensions, every variable is bound, no Produce is left. Returns `s`.
 Stmt validate(const Stmt& s, const LoweringState& state);

@@ -60,11 +60,17 @@ protected:
       visit_expr(e);
     for (const Expr& e : n->extents)
       visit_expr(e);
-    if (n->scope == MemoryScope::Reuse) {
+    if (n->scope == MemoryScope::Reuse && n->memory.empty()) {
       const auto it = per_thread_.find(n->name);
       TRAPEZE_ASSERT(it != per_thread_.end() && !it->second.empty() &&
                          it->second.back() == extents_text(n->extents),
                      "buffer '" + n->name + "' reuses no per-thread buffer of its extents");
+    }
+    if (n->scope == MemoryScope::Reuse && !n->memory.empty()) {
+      const auto it = per_thread_.find(n->memory);
+      TRAPEZE_ASSERT(it != per_thread_.end() && !it->second.empty(),
+                     "buffer '" + n->name + "' shares the memory of '" + n->memory +
+                         "', which is no per-thread buffer around it");
     }
     if (n->scope == MemoryScope::PerThread)
       per_thread_[n->name].push_back(extents_text(n->extents));

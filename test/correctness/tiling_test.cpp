@@ -322,6 +322,43 @@ TEST(IntraTileFusion, RenamedLoopsMatchInterpreter) {
   }
 }
 
+TEST(SharedScratchpads, MatchInterpreterForEveryShapeAndThreadCount) {
+  // s1 and s3 take turns in one per-thread buffer: tiles with and without
+  // clipped edges, 1 and 3 workers, images no larger than a tile.
+  const Pipeline p = testing_support::stencil_chain();
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    for (const std::vector<std::int64_t>& tiles :
+         {std::vector<std::int64_t>{5, 7}, std::vector<std::int64_t>{16, 32}}) {
+      Schedule s = apps::fuse_all_stages(p, tiles, 1, "test: s1 and s3 share");
+      s.groups[0].shape = shape;
+      // Rectangle tiles run their stages band by band, each band reading
+      // the last's values: every buffer lives through the band loop.
+      const std::string ir = testing_support::lowered_text(p, s);
+      if (shape == TileShape::Rectangle)
+        ASSERT_THAT(ir, testing::Not(testing::HasSubstr("in the memory of")));
+      else
+        ASSERT_THAT(ir, testing::HasSubstr("holds s1, s3"));
+      const CompiledPipeline compiled = compile(p, s);
+      for (const std::int64_t n : {16, 23, 41}) {
+        const ParamValues bound = p.bind({{"n", n}});
+        Buffer img(ScalarType::Float32, {n, n});
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j)
+            img.at<float>({i, j}) = static_cast<float>((i * 7 + j * 3) % 11) / 10.0f;
+        const BufferMap inputs = {{"img", img}};
+        const BufferMap expected = interpret(p, bound, inputs);
+        for (const int threads : {1, 3}) {
+          const BufferMap actual = compiled.run(bound, inputs, threads);
+          const auto mismatch = compare_buffers(expected.at("out"), actual.at("out"), 0);
+          EXPECT_FALSE(mismatch.has_value())
+              << tile_shape_name(shape) << " tiles " << tiles[0] << "x" << tiles[1] << " n=" << n
+              << " threads " << threads << ": " << (mismatch ? mismatch->str() : "");
+        }
+      }
+    }
+  }
+}
+
 TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
   const Pipeline p = straddling_cases();
   for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {

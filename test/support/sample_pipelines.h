@@ -57,4 +57,43 @@ inline Pipeline parity_sampling() {
   return Pipeline({even}, "parity_sampling");
 }
 
+/// Four 5-point stencils in a chain over an n x n image: s1 (float32), s2
+/// (float64), s3 and out (float32), each over its reader's points and their
+/// neighbours.
+inline Pipeline stencil_chain() {
+  Param n("n");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {n, n});
+  const auto stencil = [&](const auto& in, const char* name, ScalarType type, int margin) {
+    Func f(name, type, {x, y}, {{margin, n - 1 - margin}, {margin, n - 1 - margin}});
+    f.define(cast(type, (in(x - 1, y) + in(x + 1, y) + in(x, y - 1) + in(x, y + 1)) * 0.25f));
+    return f;
+  };
+  const Func s1 = stencil(img, "s1", ScalarType::Float32, 1);
+  const Func s2 = stencil(s1, "s2", ScalarType::Float64, 2);
+  const Func s3 = stencil(s2, "s3", ScalarType::Float32, 3);
+  const Func out = stencil(s3, "out", ScalarType::Float32, 4);
+  Pipeline p({out}, "stencil_chain");
+  p.set_range("n", 16, std::nullopt);
+  return p;
+}
+
+/// A diamond: b and c each read a, d reads both.
+inline Pipeline stencil_diamond() {
+  Param n("n");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {n, n});
+  Func a("a", ScalarType::Float32, {x, y}, {{1, n - 2}, {1, n - 2}});
+  a.define(img(x - 1, y) + img(x + 1, y));
+  Func b("b", ScalarType::Float32, {x, y}, {{2, n - 3}, {2, n - 3}});
+  b.define(a(x, y - 1) + a(x, y + 1));
+  Func c("c", ScalarType::Float32, {x, y}, {{2, n - 3}, {2, n - 3}});
+  c.define(a(x - 1, y) * a(x + 1, y));
+  Func d("d", ScalarType::Float32, {x, y}, {{3, n - 4}, {3, n - 4}});
+  d.define(b(x - 1, y) - c(x + 1, y));
+  Pipeline p({d}, "stencil_diamond");
+  p.set_range("n", 16, std::nullopt);
+  return p;
+}
+
 } // namespace trapeze::testing_support

@@ -435,6 +435,34 @@ TEST(CpuCostModel, ChannelsReadAtMixedIndicesArePricedWhole) {
   EXPECT_EQ(d.group.tile_sizes.front(), 4);
 }
 
+TEST(CpuCostModel, BuffersWithTheirHalosFitTheBudget) {
+  // Four smoothing steps of the 3-D V-cycle in one group take two shared
+  // buffers; the volume their footprint buys leaves out the halos, which
+  // in 3-D make a tile's buffers twice as large. The tiles are sized again
+  // until the buffers, halos included, are within a quarter of the budget.
+  const Pipeline p = apps::find_app("mg_jacobi3d_v_444").build();
+  const autoschedule::PipelineModel model(p, {});
+  MachineModel machine;
+  machine.cores = 2;
+  machine.l2_bytes = 1024 * 1024;
+  machine.vector_bytes = 64;
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  std::vector<int> members;
+  for (const char* name : {"w_jacobi_L3_0", "w_jacobi_L3_1", "w_jacobi_L3_2", "w_jacobi_L3_3"})
+    members.push_back(model.index_of(name));
+  std::sort(members.begin(), members.end());
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  ASSERT_EQ(facts.space.size(), 3u);
+  const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {false, false, false});
+  EXPECT_GT(choice.budget, 0);
+  EXPECT_LE(choice.tile.buffer_bytes, 1.25 * choice.budget);
+  // Its volume is well below what the footprint alone buys: the halos.
+  EXPECT_LT(choice.tile.tiles[0] * choice.tile.tiles[1] * choice.tile.tiles[2] *
+                autoschedule::stored_bytes_per_point(model, facts),
+            0.8 * choice.budget);
+}
+
 TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
   // The bilateral grid's histogram reads input_repeat_edge(8 X - 4 + rx,
   // 8 Y - 4 + ry), X and Y reduction variables that its cells follow: a
@@ -456,6 +484,30 @@ TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
   EXPECT_GT(t.tile_count, 8);
   EXPECT_GT(t.live_in_bytes * t.tile_count, 0.9 * image_bytes);
   EXPECT_LT(t.live_in_bytes * t.tile_count, 1.2 * image_bytes);
+}
+
+TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
+  // As lowering lays them out (share_scratchpads): in the chain s1 -> s2 ->
+  // s3 -> out, s1 is dead once s2 is computed and s3 takes its memory (s2
+  // is float64: a buffer of its own); in the diamond a -> {b, c} -> d, a
+  // lives until c and b until d, so only d may take a's.
+  const Pipeline chain = testing_support::stencil_chain();
+  const autoschedule::PipelineModel model(chain, {{"n", 1000}});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, {0, 1, 2, 3}, false);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  EXPECT_EQ(facts.buffer_of, (std::vector<int>{0, 1, 0, 2}));
+  const autoschedule::TileMetrics t = autoschedule::measure_tile(model, facts, {64, 64});
+  // Regions of 70, 68, 66 and 64 points square: s1's and s3's (float32) in
+  // one buffer as large as s1's, not in two.
+  const double s1 = 70.0 * 70 * 4, s2 = 68.0 * 68 * 8, out = 64.0 * 64 * 4;
+  EXPECT_NEAR(t.buffer_bytes, s1 + s2 + out, 0.05 * (s1 + s2 + out));
+  EXPECT_NEAR(autoschedule::stored_bytes_per_point(model, facts), 4 + 8 + 4, 1e-9);
+
+  const Pipeline diamond = testing_support::stencil_diamond();
+  const autoschedule::PipelineModel diamond_model(diamond, {{"n", 1000}});
+  const autoschedule::GroupFacts d = autoschedule::group_facts(diamond_model, {0, 1, 2, 3}, false);
+  ASSERT_TRUE(d.ok) << d.why;
+  EXPECT_EQ(d.buffer_of, (std::vector<int>{0, 1, 2, 0}));
 }
 
 TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {

@@ -133,6 +133,28 @@ TEST(Passes, FullBuffersAndHoisting) {
   EXPECT_THAT(blur_after("hoist_scratchpads"), HasSubstr("per thread"));
 }
 
+TEST(Passes, ShareScratchpadsGivesLifetimesApartOneMemory) {
+  // s1 is dead once s2 is computed, s2 once s3 is: s1 and s3 (both float32)
+  // take turns in one per-thread buffer; s2 (float64) keeps its own, as
+  // does every buffer where lifetimes overlap.
+  const Pipeline chain = testing_support::stencil_chain();
+  const Schedule fused = apps::fuse_all_stages(chain, {32, 64}, 1, "test: one group");
+  const std::string hoisted = explain_lowered(chain, fused, "hoist_scratchpads");
+  EXPECT_THAT(hoisted, Not(HasSubstr("in the memory of")));
+  const std::string ir = explain_lowered(chain, fused, "share_scratchpads");
+  EXPECT_THAT(ir, HasSubstr("allocate shared_s1: float32["));
+  EXPECT_THAT(ir, HasSubstr("] origin (0) per thread holds s1, s3\n"));
+  EXPECT_THAT(ir, HasSubstr("reuse in the memory of shared_s1\n    allocate s2"));
+  EXPECT_THAT(ir,
+              testing::ContainsRegex("allocate s3: float32.* reuse in the memory of shared_s1"));
+  EXPECT_THAT(ir, testing::ContainsRegex("allocate s2: float64.* reuse\n"));
+  // a is read by c after b is computed, b by d: nothing is dead in time.
+  const Pipeline diamond = testing_support::stencil_diamond();
+  EXPECT_THAT(explain_lowered(diamond, apps::fuse_all_stages(diamond, {32, 64}, 1, "test"),
+                              "share_scratchpads"),
+              Not(HasSubstr("in the memory of")));
+}
+
 TEST(Passes, ClampIndicesClampsDataDependentReads) {
   Param N("N");
   Var x("x");
@@ -150,7 +172,7 @@ TEST(Passes, ClampIndicesClampsDataDependentReads) {
 TEST(Passes, ValidateChecksScopes) {
   EXPECT_NO_THROW(blur_after("validate"));
   EXPECT_EQ(lowering_passes().back(), "validate");
-  EXPECT_EQ(lowering_passes().size(), 15u);
+  EXPECT_EQ(lowering_passes().size(), 16u);
 }
 
 // Case and parity partitioning on every app, under its naive and its
