@@ -189,9 +189,14 @@ bool is_comparison(BinaryOp op);
 struct Binary final : ExprNode {
   static constexpr ExprKind node_kind = ExprKind::Binary;
   /// Applies the usual conversions to the operands (inserting Casts) and
-  /// checks operand types; throws trapeze::Error on a type error or on a
-  /// constant integer division by zero.
+  /// checks operand types; throws trapeze::Error on a type error. An integer
+  /// division or modulo by the constant 0 is the constant 0, its defined
+  /// result (docs/dsl.md): rewriting can make a divisor 0 that was not
+  /// written so (a stage that is 0 everywhere, inlined).
   static Expr make(BinaryOp op, Expr a, Expr b);
+  /// make, for an expression as a user writes it (the DSL's operators, the
+  /// text form): a written integer division by the constant 0 is an error.
+  static Expr make_as_written(BinaryOp op, Expr a, Expr b);
   Binary(BinaryOp o, ScalarType t, Expr x, Expr y)
       : ExprNode(node_kind, t), op(o), a(std::move(x)), b(std::move(y)) {}
   const BinaryOp op;

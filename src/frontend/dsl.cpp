@@ -94,8 +94,12 @@ Expr Func::access(std::vector<Expr> args, SourceLocation where) const {
 Expr operator+(Expr a, Expr b) { return Binary::make(BinaryOp::Add, std::move(a), std::move(b)); }
 Expr operator-(Expr a, Expr b) { return Binary::make(BinaryOp::Sub, std::move(a), std::move(b)); }
 Expr operator*(Expr a, Expr b) { return Binary::make(BinaryOp::Mul, std::move(a), std::move(b)); }
-Expr operator/(Expr a, Expr b) { return Binary::make(BinaryOp::Div, std::move(a), std::move(b)); }
-Expr operator%(Expr a, Expr b) { return Binary::make(BinaryOp::Mod, std::move(a), std::move(b)); }
+Expr operator/(Expr a, Expr b) {
+  return Binary::make_as_written(BinaryOp::Div, std::move(a), std::move(b));
+}
+Expr operator%(Expr a, Expr b) {
+  return Binary::make_as_written(BinaryOp::Mod, std::move(a), std::move(b));
+}
 Expr operator-(Expr a) { return Unary::make(UnaryOp::Neg, std::move(a)); }
 Expr operator==(Expr a, Expr b) { return Binary::make(BinaryOp::EQ, std::move(a), std::move(b)); }
 Expr operator!=(Expr a, Expr b) { return Binary::make(BinaryOp::NE, std::move(a), std::move(b)); }
@@ -108,10 +112,10 @@ Expr operator||(Expr a, Expr b) { return Binary::make(BinaryOp::Or, std::move(a)
 Expr operator!(Expr a) { return Unary::make(UnaryOp::Not, std::move(a)); }
 
 Expr trunc_div(Expr a, Expr b) {
-  return Binary::make(BinaryOp::TruncDiv, std::move(a), std::move(b));
+  return Binary::make_as_written(BinaryOp::TruncDiv, std::move(a), std::move(b));
 }
 Expr trunc_mod(Expr a, Expr b) {
-  return Binary::make(BinaryOp::TruncMod, std::move(a), std::move(b));
+  return Binary::make_as_written(BinaryOp::TruncMod, std::move(a), std::move(b));
 }
 
 Expr select(Expr cond, Expr if_true, Expr if_false) {

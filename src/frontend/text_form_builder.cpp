@@ -479,7 +479,7 @@ private:
     case Kind::Binary: {
       Expr a = build(e.operands[0], scope);
       Expr b = build(e.operands[1], scope);
-      return at(e.where, [&] { return ir::Binary::make(e.binary_op, a, b); });
+      return at(e.where, [&] { return ir::Binary::make_as_written(e.binary_op, a, b); });
     }
     }
     TRAPEZE_ASSERT(false, "unknown syntax kind");
@@ -535,7 +535,7 @@ private:
     if (auto b = binary_builtins().find(e.text); b != binary_builtins().end()) {
       arity(2);
       build_args();
-      return at(e.where, [&] { return ir::Binary::make(b->second, args[0], args[1]); });
+      return at(e.where, [&] { return ir::Binary::make_as_written(b->second, args[0], args[1]); });
     }
     if (params_.count(e.text) ||
         std::find(scope.vars.begin(), scope.vars.end(), e.text) != scope.vars.end())

@@ -183,14 +183,23 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
   const bool int_division = is_integer(t) && (op == BinaryOp::Div || op == BinaryOp::Mod ||
                                               op == BinaryOp::TruncDiv || op == BinaryOp::TruncMod);
   if (int_division) {
-    if (const auto* c = b.as<IntConst>(); c && c->value == 0)
-      throw Error("division by a constant zero in " + to_string(a) + " " + binary_op_name(op) +
-                  " 0: an integer division or modulo needs a non-zero divisor");
+    if (const auto* c = b.as<IntConst>(); c && c->value == 0) return IntConst::make(t, 0);
   }
   Expr ca = Cast::make(t, std::move(a));
   Expr cb = Cast::make(t, std::move(b));
   const ScalarType result = is_comparison(op) ? ScalarType::Bool : t;
   return Expr(std::make_shared<const Binary>(op, result, std::move(ca), std::move(cb)));
+}
+
+Expr Binary::make_as_written(BinaryOp op, Expr a, Expr b) {
+  TRAPEZE_ASSERT(a.defined() && b.defined(), "binary op with an undefined Expr");
+  const bool division = op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::TruncDiv ||
+                        op == BinaryOp::TruncMod;
+  if (const auto* c = b.as<IntConst>();
+      division && c && c->value == 0 && is_integer(arithmetic_result(a.type(), b.type())))
+    throw Error("division by a constant zero in " + to_string(a) + " " + binary_op_name(op) +
+                " 0: an integer division or modulo needs a non-zero divisor");
+  return make(op, std::move(a), std::move(b));
 }
 
 Expr Select::make(Expr cond, Expr if_true, Expr if_false) {

@@ -9,6 +9,7 @@
 #include "support/sample_pipelines.h"
 #include "trapeze/dsl.h"
 #include "trapeze/runtime.h"
+#include "trapeze/text_form.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -357,6 +358,42 @@ TEST(SharedScratchpads, MatchInterpreterForEveryShapeAndThreadCount) {
       }
     }
   }
+}
+
+TEST(InlinedCases, ADivisorThatFoldsToZeroDividesToZero) {
+  // Fuzz seed 220014: ch4 is 0 at every point; inlined into up6 as its
+  // divisor and folded after parity splitting, the division became one by
+  // the constant 0, which lowering rejected as if a user had written it. It
+  // yields 0, as any integer division by zero does (docs/dsl.md).
+  const Pipeline p = parse_pipeline(R"(# trapeze pipeline text form, version 1
+pipeline zero_divisor
+param M: int64 >= 3 = 5
+param N: int64 >= 3 = 4
+input in0: float32[2 * N + 5][4 * M + 4]
+stage ch4(x, y): int32 on [0, 2 * N + 4] x [0, 4 * M + 3]
+  = (int32(min(max(in0(x, y) * 64.0f, -3e+04f), 3e+04f)) + int32(min(max(in0(x, y) * 64.0f, -3e+04f), 3e+04f)) * -1) % 100003
+stage up6(x, y): uint16 on [0, 4 * N + 9] x [-1, 4 * M + 2]
+  = uint16(trunc_div(ch4(x / 2, y + 1) + ch4(x / 2, y + 1) * 3 + ch4(x / 2, y + 1) * -1, ch4(x / 2, y + 1)))
+stage st7(x, y): float32 on [1, 4 * N + 8] x [1, 4 * M + 1]
+  = float32(up6(x, y + 1)) * 0.75f + float32(up6(x, y - 2)) * 1.25f
+output st7
+)");
+  GroupSchedule g;
+  g.stages = {"ch4", "up6", "st7"};
+  g.tile_sizes = {79, 21};
+  Schedule s;
+  s.groups = {g};
+  s.storage["ch4"] = Storage::Inlined;
+  const CompiledPipeline compiled = compile(p, s);
+  const ParamValues bound = p.bind({});
+  Buffer in0(ScalarType::Float32, {13, 24});
+  for (std::int64_t i = 0; i < 13; ++i)
+    for (std::int64_t j = 0; j < 24; ++j)
+      in0.at<float>({i, j}) = static_cast<float>((i * 5 + j * 3) % 7) / 6.0f;
+  const BufferMap inputs = {{"in0", in0}};
+  const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("st7"),
+                                        compiled.run(bound, inputs, 2).at("st7"), 0);
+  EXPECT_FALSE(mismatch.has_value()) << (mismatch ? mismatch->str() : "");
 }
 
 TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
