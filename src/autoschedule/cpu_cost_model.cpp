@@ -120,7 +120,8 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // The volume the budget buys at `per_point` leaves the halos out, which
   // the buffers hold too: a deep 3-D group's tiles carry one on every side
   // (3-D multigrid's four smoothing steps in tiles of 22 x 22 x 65 take
-  // twice the budget). The volume shrinks until the buffers fit.
+  // twice the budget). Where they exceed it by more than a quarter, the
+  // volume shrinks by the excess and the tile is sized again (twice at most).
   const auto fitted = [&](TileSizeRequest r) {
     TileMetrics t = measure_tile(model_, facts, compute_tile_sizes(r));
     for (int tries = 0; tries < 2 && t.buffer_bytes > choice.budget * 1.25; ++tries) {

@@ -33,8 +33,12 @@ HalideCostModel::HalideCostModel(const PipelineModel& model, const AutoScheduleO
     : model_(model), options_(options), machine_(machine) {}
 
 GroupDecision HalideCostModel::evaluate(const std::vector<int>& members) const {
-  const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+  GroupFacts facts = group_facts(model_, members, options_.inline_stages);
   if (!facts.ok) return invalid_decision(facts, members);
+  // Halide's 2016 model sizes a footprint from every stage's buffer: it
+  // knows no sharing of buffers whose lifetimes are apart.
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    facts.buffer_of[m] = facts.stored(m) ? static_cast<int>(m) : -1;
   const std::size_t dims = facts.geometry.common_dims();
   const double vector_width = 2.0 * machine_.vector_bytes / 4; // VECTOR_WIDTH: twice float's
   std::vector<std::vector<std::int64_t>> choices(dims);
