@@ -4,10 +4,9 @@
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
-#include <set>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace trapeze::analysis {
@@ -42,10 +41,15 @@ public:
     }
     std::sort(ordered.begin(), ordered.end());
     for (const auto& [position, f] : ordered) {
-      const bool first = index_.emplace(f, static_cast<int>(stages_.size())).second;
-      TRAPEZE_ASSERT(first, "align_and_scale: the group has a stage twice");
+      index_.emplace_back(f, static_cast<int>(stages_.size()));
       stages_.push_back(f);
     }
+    std::sort(index_.begin(), index_.end());
+    TRAPEZE_ASSERT(std::adjacent_find(index_.begin(), index_.end(),
+                                      [](const auto& a, const auto& b) {
+                                        return a.first == b.first;
+                                      }) == index_.end(),
+                   "align_and_scale: the group has a stage twice");
     for (const EdgeDependence* e : edges)
       if (e->producer_stage && index_of(e->producer_stage) >= 0 && index_of(e->consumer) >= 0)
         edges_.push_back(e);
@@ -56,12 +60,16 @@ public:
                      });
     placement_.resize(stages_.size());
     edges_of_stage_.resize(stages_.size());
+    this_round_.assign(edges_.size(), true); // the first round looks at every edge
+    next_round_.assign(edges_.size(), false);
     for (std::size_t i = 0; i < stages_.size(); ++i)
       placement_[i].resize(static_cast<std::size_t>(stages_[i]->dimensions()));
     for (std::size_t e = 0; e < edges_.size(); ++e) {
-      edges_of_stage_[static_cast<std::size_t>(index_of(edges_[e]->producer_stage))].push_back(e);
-      edges_of_stage_[static_cast<std::size_t>(index_of(edges_[e]->consumer))].push_back(e);
-      this_round_.insert(e); // the first round looks at every edge
+      const auto producer = static_cast<std::size_t>(index_of(edges_[e]->producer_stage));
+      const auto consumer = static_cast<std::size_t>(index_of(edges_[e]->consumer));
+      ends_.push_back({producer, consumer});
+      edges_of_stage_[producer].push_back(e);
+      edges_of_stage_[consumer].push_back(e);
     }
   }
 
@@ -93,32 +101,41 @@ public:
 
 private:
   std::vector<const Function*> stages_; // topological order
-  std::unordered_map<const Function*, int> index_;
+  // Each stage's position in stages_, sorted by pointer: a group has a few
+  // stages and is aligned thousands of times by the autoscheduler, so a
+  // binary search beats hashing.
+  std::vector<std::pair<const Function*, int>> index_;
   std::vector<const EdgeDependence*> edges_;
+  // Per edge, the positions of its producer and consumer in stages_.
+  struct Ends {
+    std::size_t producer, consumer;
+  };
+  std::vector<Ends> ends_;
   std::vector<std::vector<Placement>> placement_;
   std::vector<std::string> common_names_;
   std::unordered_set<std::string> common_name_set_;
   std::string reason_;
   // The rounds of propagate() (see there): per stage the positions of its
-  // edges in edges_, the edges still to look at in this round and in the
-  // next, and the position of the edge being looked at (-1 between rounds).
+  // edges in edges_, per edge whether it is still to be looked at in this
+  // round and in the next, and the position of the edge being looked at
+  // (-1 between rounds).
   std::vector<std::vector<std::size_t>> edges_of_stage_;
-  std::set<std::size_t> this_round_, next_round_;
+  std::vector<bool> this_round_, next_round_;
   std::ptrdiff_t current_edge_ = -1;
 
   int index_of(const Function* f) const {
-    const auto it = index_.find(f);
-    return it == index_.end() ? -1 : it->second;
-  }
-  Placement& at(const Function* f, int dim) {
-    return placement_[static_cast<std::size_t>(index_of(f))][static_cast<std::size_t>(dim)];
+    const auto it =
+        std::lower_bound(index_.begin(), index_.end(), f, [](const auto& entry, const Function* g) {
+          return std::less<const Function*>()(entry.first, g);
+        });
+    return it == index_.end() || it->first != f ? -1 : it->second;
   }
 
   // A dimension of stage `i` was placed: its edges must be looked at again,
   // later in this round if they come after the current one, else in the next.
   void placed(std::size_t i) {
     for (std::size_t e : edges_of_stage_[i])
-      (static_cast<std::ptrdiff_t>(e) > current_edge_ ? this_round_ : next_round_).insert(e);
+      (static_cast<std::ptrdiff_t>(e) > current_edge_ ? this_round_ : next_round_)[e] = true;
   }
 
   bool fail(std::string why) {
@@ -163,9 +180,8 @@ private:
         i = parent[i] = parent[parent[i]];
       return i;
     };
-    for (const EdgeDependence* e : edges_)
-      parent[find(static_cast<std::size_t>(index_of(e->producer_stage)))] =
-          find(static_cast<std::size_t>(index_of(e->consumer)));
+    for (const Ends& e : ends_)
+      parent[find(e.producer)] = find(e.consumer);
     for (std::size_t i = 1; i < stages_.size(); ++i)
       if (find(i) != find(0))
         return fail("stages " + quoted(stages_[0]->name()) + " and " + quoted(stages_[i]->name()) +
@@ -178,41 +194,43 @@ private:
            " with scale " + pl.scale.str();
   }
 
-  bool uses_common(const Function* f, int common) {
-    const auto& dims = placement_[static_cast<std::size_t>(index_of(f))];
+  bool uses_common(std::size_t stage, int common) {
+    const auto& dims = placement_[stage];
     return std::any_of(dims.begin(), dims.end(),
                        [&](const Placement& pl) { return pl.common == common; });
   }
 
   // Places one side of an aligned dimension pair from the other; false on a conflict.
-  bool propagate_edge(const EdgeDependence& e) {
+  bool propagate_edge(std::size_t edge) {
+    const EdgeDependence& e = *edges_[edge];
+    const auto [producer, consumer] = ends_[edge];
     for (std::size_t k = 0; k < e.dims.size(); ++k) {
       const DimDependence& d = e.dims[k];
       if (d.kind != DimDependenceKind::Aligned) continue;
       TRAPEZE_ASSERT(d.consumer_dim >= 0, "reduction variable in a multi-stage group");
-      Placement& prod = at(e.producer_stage, static_cast<int>(k));
-      Placement& cons = at(e.consumer, d.consumer_dim);
+      Placement& prod = placement_[producer][k];
+      Placement& cons = placement_[consumer][static_cast<std::size_t>(d.consumer_dim)];
       // Built only for a failure message: this loop runs in the autoscheduler's inner loop.
       const auto what = [&] {
         return edge_name(e) + ": dimension " + std::to_string(k) + " of " +
                quoted(e.producer_name()) + " (read at " + d.str() + ")";
       };
       if (prod.common >= 0 && cons.common < 0) {
-        if (uses_common(e.consumer, prod.common))
+        if (uses_common(consumer, prod.common))
           return fail(what() + " needs " + quoted(e.consumer->name()) + " dimension " +
                       quoted(d.consumer_var) + " in " + placement_text(prod) +
                       ", which another dimension of " + quoted(e.consumer->name()) +
                       " already occupies");
         cons = Placement{prod.common, prod.scale * d.scale};
-        placed(static_cast<std::size_t>(index_of(e.consumer)));
+        placed(consumer);
       } else if (cons.common >= 0 && prod.common < 0) {
-        if (uses_common(e.producer_stage, cons.common))
+        if (uses_common(producer, cons.common))
           return fail(what() + " must lie in common dimension " +
                       quoted(common_names_[static_cast<std::size_t>(cons.common)]) +
                       ", which another dimension of " + quoted(e.producer_name()) +
                       " already occupies");
         prod = Placement{cons.common, cons.scale / d.scale};
-        placed(static_cast<std::size_t>(index_of(e.producer_stage)));
+        placed(producer);
       } else if (prod.common >= 0 && cons.common >= 0) {
         if (prod.common != cons.common)
           return fail(what() + " lies in " + placement_text(prod) + " but " +
@@ -237,17 +255,20 @@ private:
   // stages, aligned from its last stage backwards, takes N rounds), and they
   // place and fail exactly as full rounds would.
   bool propagate() {
+    // Edges are looked at in ascending order within a round, and an edge
+    // marked for this round always lies after the current one, so one scan
+    // forward per round finds them all.
     for (;;) {
-      if (this_round_.empty()) {
-        if (next_round_.empty()) break;
-        std::swap(this_round_, next_round_);
+      for (std::size_t e = static_cast<std::size_t>(current_edge_ + 1); e < edges_.size(); ++e) {
+        if (!this_round_[e]) continue;
+        this_round_[e] = false;
+        current_edge_ = static_cast<std::ptrdiff_t>(e);
+        if (!propagate_edge(e)) return false;
       }
-      const std::size_t e = *this_round_.begin();
-      this_round_.erase(this_round_.begin());
-      current_edge_ = static_cast<std::ptrdiff_t>(e);
-      if (!propagate_edge(*edges_[e])) return false;
+      current_edge_ = -1;
+      if (std::none_of(next_round_.begin(), next_round_.end(), [](bool b) { return b; })) break;
+      std::swap(this_round_, next_round_);
     }
-    current_edge_ = -1;
     return true;
   }
 
@@ -299,9 +320,9 @@ private:
         if (gcd[common(pl)] > 1) pl.scale = Rational(pl.scale.num / gcd[common(pl)]);
   }
 
-  // The stage dimension placed in common dimension m, or -1.
-  int dim_in(const Function* f, int m) {
-    const auto& dims = placement_[static_cast<std::size_t>(index_of(f))];
+  // The dimension of stages_[stage] placed in common dimension m, or -1.
+  int dim_in(std::size_t stage, int m) {
+    const auto& dims = placement_[stage];
     for (std::size_t k = 0; k < dims.size(); ++k)
       if (dims[k].common == m) return static_cast<int>(k);
     return -1;
@@ -309,7 +330,9 @@ private:
 
   bool uniform_dependences(GroupAlignment& out) {
     const int n = static_cast<int>(common_names_.size());
-    for (const EdgeDependence* e : edges_) {
+    for (std::size_t edge = 0; edge < edges_.size(); ++edge) {
+      const EdgeDependence* e = edges_[edge];
+      const auto [producer, consumer] = ends_[edge];
       UniformDependence u;
       u.producer = e->producer_stage;
       u.consumer = e->consumer;
@@ -318,13 +341,13 @@ private:
       u.broadcast.assign(static_cast<std::size_t>(n), false);
       for (int m = 0; m < n; ++m) {
         const auto mu = static_cast<std::size_t>(m);
-        const int kp = dim_in(e->producer_stage, m);
-        const int jc = dim_in(e->consumer, m);
+        const int kp = dim_in(producer, m);
+        const int jc = dim_in(consumer, m);
         if (kp < 0) {
           u.broadcast[mu] = jc >= 0;
           continue;
         }
-        const Rational sp = at(e->producer_stage, kp).scale;
+        const Rational sp = placement_[producer][static_cast<std::size_t>(kp)].scale;
         bool first = true;
         for (const AccessInfo& a : e->accesses) {
           const AffineIndex& f = *a.forms[static_cast<std::size_t>(kp)];

@@ -74,10 +74,18 @@ double CpuCostModel::price(const GroupFacts& facts, const TileMetrics& tile) con
 CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
                                                         std::int64_t cache_bytes,
                                                         const std::vector<bool>& whole) const {
+  TileMeasures measure(model_, facts);
+  return tiles_for_cache(facts, cache_bytes, whole, measure);
+}
+
+CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
+                                                        std::int64_t cache_bytes,
+                                                        const std::vector<bool>& whole,
+                                                        TileMeasures& measure) const {
   LevelChoice choice;
   const std::size_t dims = facts.geometry.common_dims();
   if (dims == 0) {
-    choice.tile = measure_tile(model_, facts, {});
+    choice.tile = measure({});
     choice.accepted = true;
     return choice;
   }
@@ -123,12 +131,12 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // twice the budget). Where they exceed it by more than a quarter, the
   // volume shrinks by the excess and the tile is sized again (twice at most).
   const auto fitted = [&](TileSizeRequest r) {
-    TileMetrics t = measure_tile(model_, facts, compute_tile_sizes(r));
-    for (int tries = 0; tries < 2 && t.buffer_bytes > choice.budget * 1.25; ++tries) {
-      r.volume *= choice.budget / t.buffer_bytes;
-      t = measure_tile(model_, facts, compute_tile_sizes(r));
+    const TileMetrics* t = &measure(compute_tile_sizes(r));
+    for (int tries = 0; tries < 2 && t->buffer_bytes > choice.budget * 1.25; ++tries) {
+      r.volume *= choice.budget / t->buffer_bytes;
+      t = &measure(compute_tile_sizes(r));
     }
-    return t;
+    return *t;
   };
   choice.tile = fitted(request);
   if (too_narrow(choice.tile.tiles)) {
@@ -150,21 +158,22 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
 
 CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts) const {
   const std::vector<bool> whole = whole_dimensions(facts);
-  Choice choice = choose(facts, whole);
+  TileMeasures measure(model_, facts);
+  Choice choice = choose(facts, whole, measure);
   if (!reads_short_dimension_mixed(model_, facts)) return choice;
   std::vector<bool> all_short = whole;
   for (std::size_t c = 0; c < all_short.size(); ++c)
     all_short[c] = all_short[c] || (c != facts.inner && facts.space[c] <= short_dimension);
   if (all_short == whole) return choice;
-  Choice alternative = choose(facts, all_short);
+  Choice alternative = choose(facts, all_short, measure);
   return price(facts, alternative.level.tile) < price(facts, choice.level.tile) ? alternative
                                                                                 : choice;
 }
 
-CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts,
-                                          const std::vector<bool>& whole) const {
+CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts, const std::vector<bool>& whole,
+                                          TileMeasures& measure) const {
   // L1 only with rows as long as InnerMostTileSize allows (docs/autoschedule.md).
-  LevelChoice l1 = tiles_for_cache(facts, machine_.l1_bytes, whole);
+  LevelChoice l1 = tiles_for_cache(facts, machine_.l1_bytes, whole, measure);
   const bool l1_whole_rows =
       facts.geometry.common_dims() == 0 ||
       l1.tile.tiles[facts.inner] >= std::min(facts.space[facts.inner], options_.innermost_tile);
@@ -172,7 +181,7 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts,
   // Alg. 2 keeps an accepted L1 tile; trapeze keeps it only if eq. 2 does
   // not price the L2 tile lower (a one-row L1 tile re-reads its live-in
   // halo every row: unsharp's [1, 1, 4256] ran at 20 ms, [1, 8, 4256] at 14).
-  const LevelChoice l2 = tiles_for_cache(facts, machine_.l2_bytes, whole);
+  const LevelChoice l2 = tiles_for_cache(facts, machine_.l2_bytes, whole, measure);
   if (l1.accepted && l1_whole_rows &&
       !(l2.accepted && price(facts, l2.tile) < price(facts, l1.tile)))
     return choice;

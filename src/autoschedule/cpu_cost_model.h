@@ -46,6 +46,8 @@ public:
                               const std::vector<bool>& whole) const;
 
 private:
+  LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes,
+                              const std::vector<bool>& whole, TileMeasures& measure) const;
   /// The tiles chosen for a valid group, and how.
   struct Choice {
     LevelChoice level;
@@ -56,7 +58,8 @@ private:
   /// where a member reads a short dimension at mixed indices, with every
   /// short dimension whole.
   Choice choose(const GroupFacts& facts) const;
-  Choice choose(const GroupFacts& facts, const std::vector<bool>& whole) const;
+  Choice choose(const GroupFacts& facts, const std::vector<bool>& whole,
+                TileMeasures& measure) const;
   /// Eq. 2 of a tile of the group (without the work share).
   double price(const GroupFacts& facts, const TileMetrics& tile) const;
 

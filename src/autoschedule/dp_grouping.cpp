@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace trapeze::autoschedule {
 
@@ -19,11 +19,13 @@ bool test(const Bits& b, int v) {
 }
 void set(Bits& b, int v) { b[static_cast<std::size_t>(v) / 64] |= std::uint64_t{1} << (v % 64); }
 
-struct BitsHash {
-  std::size_t operator()(const Bits& b) const {
+// For the memo's sets of finalized vertices (Bits) and the enumerator's
+// candidate groups (sorted vertex lists).
+struct WordsHash {
+  template <typename Words> std::size_t operator()(const Words& words) const {
     std::uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (std::uint64_t w : b)
-      h = (h ^ w) * 0x100000001b3ull + (h >> 29);
+    for (auto w : words)
+      h = (h ^ static_cast<std::uint64_t>(w)) * 0x100000001b3ull + (h >> 29);
     return static_cast<std::size_t>(h);
   }
 };
@@ -102,7 +104,7 @@ private:
   const std::size_t cap_;
   bool overflow_ = false;
   int seed_ = 0;
-  std::set<std::vector<int>> seen_;
+  std::unordered_set<std::vector<int>, WordsHash> seen_;
   std::vector<std::vector<int>> out_;
 };
 
@@ -200,7 +202,7 @@ DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int grou
   DpResult result;
   const int n = graph.size();
   const std::size_t words = (static_cast<std::size_t>(n) + 63) / 64;
-  std::unordered_map<Bits, Memo, BitsHash> memo;
+  std::unordered_map<Bits, Memo, WordsHash> memo;
   const auto stages_of = [&](const std::vector<int>& vertices) {
     std::vector<int> stages;
     for (int v : vertices)

@@ -102,7 +102,7 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   if (!alignment.ok) return fail(alignment.reason);
   const auto role = [&](const ir::Function& f) {
     plan::StageRole r;
-    const StageFacts& s = model.stage(model.index_of(f.name()));
+    const StageFacts& s = model.stage(model.index_of(f));
     r.live_out = s.output || std::any_of(s.consumers.begin(), s.consumers.end(),
                                          [&](int c) { return !contains(members, c); });
     r.full = r.live_out;
@@ -114,7 +114,7 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   facts.geometry = plan::group_geometry(p, name + ")", std::move(alignment), role, model.prover());
   const plan::GroupGeometry& g = facts.geometry;
   for (const ir::FunctionPtr& f : g.stages)
-    facts.members.push_back(model.index_of(f->name()));
+    facts.members.push_back(model.index_of(*f));
   facts.reach = plan::region_reach(g, TileShape::Scalene);
   facts.inlined = inline_stages && facts.fused() ? choose_inlined(model, facts.members, g.live_out)
                                                  : std::vector<bool>(facts.members.size(), false);

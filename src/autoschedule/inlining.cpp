@@ -2,8 +2,6 @@
 #include "autoschedule/inlining.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 namespace trapeze::autoschedule {
 
@@ -89,42 +87,55 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
     return static_cast<std::size_t>(std::find(members.begin(), members.end(), stage) -
                                     members.begin());
   };
-  // The group's graph as inlining reshapes it: consumers per member, whether
-  // each consumer reads a producer at one point per point of its own, and
-  // whether each member is still point-wise (a point-wise stage that a
-  // stencil was inlined into computes that stencil).
-  std::vector<std::set<std::size_t>> consumers(n);
-  std::map<std::pair<std::size_t, std::size_t>, Reads> read;
+  // The group's graph as inlining reshapes it, as n x n matrices (producer
+  // row, consumer column; this runs for every candidate group): which member
+  // consumes which, whether it reads the producer at one point per point of
+  // its own, and whether each member is still point-wise (a point-wise stage
+  // that a stencil was inlined into computes that stencil).
+  std::vector<char> consumes(n * n, 0);
+  std::vector<Reads> read(n * n, Reads::Many);
+  const auto at = [n](std::size_t producer, std::size_t consumer) {
+    return producer * n + consumer;
+  };
   std::vector<bool> pointwise(n);
   for (std::size_t m = 0; m < n; ++m) {
     pointwise[m] = model.stage(members[m]).pointwise;
     for (int c : model.stage(members[m]).consumers)
-      if (std::size_t at = position(c); at < n) {
-        consumers[m].insert(at);
-        read[{m, at}] = reads_of(edge_between(model, members[m], c));
+      if (std::size_t column = position(c); column < n) {
+        consumes[at(m, column)] = 1;
+        read[at(m, column)] = reads_of(edge_between(model, members[m], c));
       }
   }
-  const std::vector<std::set<std::size_t>> original = consumers;
+  const std::vector<char> original = consumes;
+  const auto consumers_of = [&](std::size_t m) {
+    std::vector<std::size_t> out;
+    for (std::size_t c = 0; c < n; ++c)
+      if (consumes[at(m, c)]) out.push_back(c);
+    return out;
+  };
   bool work_to_do = true;
   while (work_to_do) {
     work_to_do = false;
     for (std::size_t m = 0; m < n; ++m) {
-      if (!rule[m].empty() || live_out[m] || model.stage(members[m]).reduction ||
-          consumers[m].empty())
-        continue;
+      if (!rule[m].empty() || live_out[m] || model.stage(members[m]).reduction) continue;
+      const std::vector<std::size_t> consumers = consumers_of(m);
+      if (consumers.empty()) continue;
       // Nothing goes into a look-up's loop: it stays scalar (a gather), and
       // the inlined arithmetic with it.
-      if (std::any_of(consumers[m].begin(), consumers[m].end(),
+      if (std::any_of(consumers.begin(), consumers.end(),
                       [&](std::size_t c) { return model.stage(members[c]).data_dependent; }))
         continue;
       std::string why;
       if (pointwise[m]) {
         why = "point-wise";
-      } else if (consumers[m].size() == 1 && read.at({m, *consumers[m].begin()}) != Reads::Many) {
+      } else if (consumers.size() == 1 && read[at(m, consumers.front())] != Reads::Many) {
         why = "its one consumer reads one point of it per point";
-      } else if (consumers[m].size() > 1 && consumers[m] == original[m]) {
+      } else if (consumers.size() > 1 &&
+                 std::equal(consumes.begin() + static_cast<std::ptrdiff_t>(at(m, 0)),
+                            consumes.begin() + static_cast<std::ptrdiff_t>(at(m, n)),
+                            original.begin() + static_cast<std::ptrdiff_t>(at(m, 0)))) {
         std::vector<const analysis::EdgeDependence*> reads;
-        for (std::size_t c : consumers[m])
+        for (std::size_t c : consumers)
           reads.push_back(edge_between(model, members[m], members[c]));
         bool ok = std::all_of(reads.begin(), reads.end(),
                               [](const auto* e) { return e && reads_one_point_each(*e); });
@@ -140,14 +151,15 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
       work_to_do = true;
       // Its consumers now read its producers through it.
       for (std::size_t p = 0; p < n; ++p) {
-        if (!consumers[p].erase(m)) continue;
-        for (std::size_t c : consumers[m]) {
-          const Reads through = compose(read.at({p, m}), read.at({m, c}));
-          const bool direct = !consumers[p].insert(c).second;
-          read[{p, c}] = direct ? both(read.at({p, c}), through) : through;
+        if (!consumes[at(p, m)]) continue;
+        consumes[at(p, m)] = 0;
+        for (std::size_t c : consumers) {
+          const Reads through = compose(read[at(p, m)], read[at(m, c)]);
+          read[at(p, c)] = consumes[at(p, c)] ? both(read[at(p, c)], through) : through;
+          consumes[at(p, c)] = 1;
         }
       }
-      for (std::size_t c : consumers[m])
+      for (std::size_t c : consumers)
         pointwise[c] = pointwise[c] && pointwise[m];
     }
   }

@@ -7,7 +7,9 @@
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 namespace trapeze::autoschedule {
 
@@ -53,6 +55,15 @@ double box_points(const Box& b) {
   for (int d = 0; d < b.dimensions(); ++d)
     points *= static_cast<double>(std::max<std::int64_t>(0, b.extent(d)));
   return points;
+}
+
+// The position of `edge` in edges_: the cost models pass references into it.
+std::size_t edge_position(const std::vector<analysis::EdgeDependence>& edges,
+                          const analysis::EdgeDependence& edge) {
+  const std::less<const analysis::EdgeDependence*> before;
+  TRAPEZE_ASSERT(!before(&edge, edges.data()) && before(&edge, edges.data() + edges.size()),
+                 "an edge that is not one of the pipeline model's");
+  return static_cast<std::size_t>(&edge - edges.data());
 }
 
 } // namespace
@@ -135,6 +146,13 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
     s.relabels = relabels(f.definition());
     total_work_ += s.work;
   }
+  for (const analysis::EdgeDependence& edge : edges_) {
+    const int producer = edge.producer_stage ? index_.at(edge.producer_stage->name()) : -1;
+    edge_producer_.push_back(producer);
+    edge_producer_domain_.push_back(producer >= 0
+                                        ? &stages_[static_cast<std::size_t>(producer)].domain
+                                        : &inputs_.at(edge.producer_input->name()));
+  }
   if (size() <= closure_limit) {
     const std::size_t words = (stages_.size() + 63) / 64;
     closure_.assign(stages_.size(), std::vector<std::uint64_t>(words, 0));
@@ -148,8 +166,17 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
 }
 
 const Box& PipelineModel::producer_domain(const analysis::EdgeDependence& edge) const {
-  return edge.producer_stage ? stage(index_of(edge.producer_stage->name())).domain
-                             : input_domain(edge.producer_input->name());
+  return *edge_producer_domain_[edge_position(edges_, edge)];
+}
+
+int PipelineModel::producer_of(const analysis::EdgeDependence& edge) const {
+  return edge_producer_[edge_position(edges_, edge)];
+}
+
+int PipelineModel::index_of(const ir::Function& f) const {
+  const std::optional<std::size_t> i = p_.stage_index(f);
+  TRAPEZE_ASSERT(i.has_value(), "no stage " + f.name() + " in the pipeline model");
+  return static_cast<int>(*i);
 }
 
 int PipelineModel::index_of(const std::string& name) const {

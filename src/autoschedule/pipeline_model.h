@@ -64,12 +64,18 @@ public:
   const StageFacts& stage(int i) const { return stages_[static_cast<std::size_t>(i)]; }
   int size() const { return static_cast<int>(stages_.size()); }
   int index_of(const std::string& name) const;
+  /// The index of a stage of this pipeline (a hash look-up, no names compared).
+  int index_of(const ir::Function& f) const;
   const std::vector<analysis::EdgeDependence>& edges() const { return edges_; }
   const analysis::BoundsProver& prover() const { return prover_; }
   /// An input image's box at the estimates.
   const Box& input_domain(const std::string& name) const { return inputs_.at(name); }
-  /// The domain of an edge's producer, a stage or an input, at the estimates.
+  /// The domain of an edge's producer, a stage or an input, at the estimates;
+  /// `edge` is one of edges().
   const Box& producer_domain(const analysis::EdgeDependence& edge) const;
+  /// The stage index of an edge's producer, or -1 for an input; `edge` is one
+  /// of edges().
+  int producer_of(const analysis::EdgeDependence& edge) const;
   /// Sum of every stage's work: the denominator of a group's work share.
   double total_work() const { return total_work_; }
   /// The estimates assumed for parameters that had none.
@@ -88,6 +94,10 @@ private:
   std::vector<std::string> notes_;
   std::map<std::string, int> index_;
   std::map<std::string, Box> inputs_;
+  /// Per edge, its producer's domain (a stage's or an input's): the cost
+  /// models ask for it per candidate tile, so it is found once here.
+  std::vector<const Box*> edge_producer_domain_;
+  std::vector<int> edge_producer_; ///< per edge, its producer's stage index or -1
   /// Transitive closure, one bit row per stage (for pipelines of up to
   /// closure_limit stages; larger ones search the graph per query).
   std::vector<std::vector<std::uint64_t>> closure_;

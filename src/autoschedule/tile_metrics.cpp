@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 
 namespace trapeze::autoschedule {
@@ -12,10 +11,20 @@ namespace {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
-bool in_group(const GroupFacts& facts, const ir::Function* f) {
-  return std::any_of(facts.geometry.stages.begin(), facts.geometry.stages.end(),
-                     [&](const ir::FunctionPtr& s) { return s.get() == f; });
+// The edge's producer is a member of the group (not an input or a stage outside it).
+bool from_member(const PipelineModel& model, const GroupFacts& facts,
+                 const analysis::EdgeDependence& edge) {
+  const int producer = model.producer_of(edge);
+  return producer >= 0 &&
+         std::find(facts.members.begin(), facts.members.end(), producer) != facts.members.end();
 }
+
+// What a tile reads of one producer outside the group.
+struct LiveIn {
+  const void* producer; // its Function or InputImage
+  int bytes;            // per element
+  std::vector<double> extents;
+};
 
 // Points of member m's region along common dimension c in a tile of `tile`
 // points of the common space: whole points for a full tile, a fraction on
@@ -164,18 +173,26 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
 
   // Live-in: per producer outside the group, the box its readers need (per
   // producer dimension the largest over the readers).
-  std::map<std::string, std::pair<int, std::vector<double>>> live_in; // bytes, extents
+  // (A few producers: a vector searched by pointer, not a map by name, as
+  // this runs for every candidate tile of every candidate group.)
+  std::vector<LiveIn> live_in;
   for (std::size_t m = 0; m < n; ++m) {
     const StageFacts& s = model.stage(facts.members[m]);
     const analysis::StageAlignment& a = g.alignment.stages[m];
     for (std::size_t e : s.in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      if (edge.producer_stage && in_group(facts, edge.producer_stage)) continue;
+      if (from_member(model, facts, edge)) continue;
       const Box& box = model.producer_domain(edge);
-      const int bytes = byte_size(edge.producer_stage ? edge.producer_stage->type()
-                                                      : edge.producer_input->type());
-      auto& [entry_bytes, extents] = live_in[edge.producer_name()];
-      entry_bytes = bytes;
+      const void* producer = edge.producer_stage ? static_cast<const void*>(edge.producer_stage)
+                                                 : static_cast<const void*>(edge.producer_input);
+      auto entry = std::find_if(live_in.begin(), live_in.end(),
+                                [&](const LiveIn& l) { return l.producer == producer; });
+      if (entry == live_in.end()) {
+        const int bytes = byte_size(edge.producer_stage ? edge.producer_stage->type()
+                                                        : edge.producer_input->type());
+        entry = live_in.insert(live_in.end(), LiveIn{producer, bytes, {}});
+      }
+      std::vector<double>& extents = entry->extents;
       extents.resize(edge.dims.size(), 0);
       for (std::size_t k = 0; k < edge.dims.size(); ++k) {
         // A boundary condition's clamped reads need no more than their
@@ -206,13 +223,19 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
       }
     }
   }
-  for (const auto& [name, entry] : live_in) {
+  for (const LiveIn& entry : live_in) {
     double points = 1;
-    for (double e : entry.second)
+    for (double e : entry.extents)
       points *= e;
-    t.live_in_bytes += points * entry.first;
+    t.live_in_bytes += points * entry.bytes;
   }
   return t;
+}
+
+const TileMetrics& TileMeasures::operator()(const std::vector<std::int64_t>& tiles) {
+  const auto found = measured_.find(tiles);
+  if (found != measured_.end()) return found->second;
+  return measured_.emplace(tiles, measure_tile(model_, facts_, tiles)).first->second;
 }
 
 double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts) {
@@ -245,7 +268,7 @@ std::vector<double> dimension_reuse(const PipelineModel& model, const GroupFacts
     const analysis::StageAlignment& a = g.alignment.stages[m];
     for (std::size_t e : model.stage(facts.members[m]).in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      if (edge.producer_stage && in_group(facts, edge.producer_stage)) continue;
+      if (from_member(model, facts, edge)) continue;
       for (const analysis::DimDependence& d : edge.dims)
         if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0)
           reuse[static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)])] +=
