@@ -2,6 +2,7 @@
 #include "autoschedule/group_facts.h"
 
 #include "autoschedule/inlining.h"
+#include "plan/buffer_sharing.h"
 
 #include <algorithm>
 #include <numeric>
@@ -47,26 +48,14 @@ std::vector<int> shared_buffers(const PipelineModel& model, const GroupFacts& fa
         last[m] = std::max(last[m], facts.stored(j) ? j : last[j]);
     }
   }
-  struct Buffer {
-    ScalarType type;
-    std::size_t free_after;
-  };
-  std::vector<Buffer> buffers;
+  std::vector<plan::BufferLifetime> lives;
+  for (std::size_t m = 0; m < n; ++m)
+    if (facts.stored(m))
+      lives.push_back({model.stage(facts.members[m]).function->type(), m, last[m]});
+  const std::vector<int> memory = plan::share_memories(lives);
   std::vector<int> buffer_of(n, -1);
-  for (std::size_t m = 0; m < n; ++m) {
-    if (!facts.stored(m)) continue;
-    const ScalarType type = model.stage(facts.members[m]).function->type();
-    const auto free = std::find_if(buffers.begin(), buffers.end(), [&](const Buffer& b) {
-      return b.type == type && b.free_after < m;
-    });
-    if (free == buffers.end()) {
-      buffer_of[m] = static_cast<int>(buffers.size());
-      buffers.push_back({type, last[m]});
-    } else {
-      buffer_of[m] = static_cast<int>(free - buffers.begin());
-      free->free_after = last[m];
-    }
-  }
+  for (std::size_t m = 0, stored = 0; m < n; ++m)
+    if (facts.stored(m)) buffer_of[m] = memory[stored++];
   return buffer_of;
 }
 

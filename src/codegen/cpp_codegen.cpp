@@ -728,10 +728,7 @@ private:
       b.pointer_type = type + "*";
       line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" +
            it->second.memory + ".data);");
-      buffers_.back()["b:" + n.producer] = b;
-      buffers_.back()["s:" + n.name] = b;
-      print(n.body);
-      return;
+      return print_in_scope(n, b);
     }
     if (n.scope == lower::MemoryScope::Input || n.scope == lower::MemoryScope::Output)
       return print_caller_buffer(n);
@@ -759,9 +756,7 @@ private:
     line("}");
     line(type + "* __restrict " + b.pointer + " = static_cast<" + type + "*>(" + memory +
          ".data);");
-    buffers_.back()["b:" + n.producer] = b;
-    buffers_.back()["s:" + n.name] = b;
-    print(n.body);
+    print_in_scope(n, b);
   }
 
   // A buffer of an iteration in the memory of a per-thread buffer it shares
@@ -785,6 +780,12 @@ private:
     b.pointer_type = type + "*";
     line(type + "* const " + b.pointer + " = static_cast<" + type + "*>(" + it->second.memory +
          ".data);");
+    print_in_scope(n, b);
+  }
+
+  // Prints the buffer's body with `b` in scope, found by the stage it holds
+  // (reads) and by its own name (stores).
+  void print_in_scope(const lower::Allocate& n, const BufferNames& b) {
     buffers_.back()["b:" + n.producer] = b;
     buffers_.back()["s:" + n.name] = b;
     print(n.body);
@@ -846,9 +847,7 @@ private:
     b.pointer = names_.declare("b:" + n.producer, n.name);
     b.pointer_type = (input ? "const " : "") + type + "*";
     line(b.pointer_type + " __restrict " + b.pointer + " = " + argument + ".data;");
-    buffers_.back()["b:" + n.producer] = b;
-    buffers_.back()["s:" + n.name] = b;
-    print(n.body);
+    print_in_scope(n, b);
   }
 
   struct Hoisted {

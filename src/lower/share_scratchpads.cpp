@@ -2,6 +2,7 @@
 // (passes.h).
 #include "ir/ir_operators.h"
 #include "lower/passes.h"
+#include "plan/buffer_sharing.h"
 #include "trapeze/ir_visitor.h"
 
 #include <algorithm>
@@ -52,7 +53,6 @@ struct Lifetime {
 struct Slot {
   ScalarType type;
   std::vector<const Allocate*> members;
-  std::size_t free_after = 0; ///< the last step of its latest member
 };
 
 // The Reuse buffers of the loop's iterations that could share memory, with
@@ -94,23 +94,19 @@ std::vector<Lifetime> lifetimes(const For& loop, const std::set<std::string>& pe
   return out;
 }
 
-// Gives each buffer the first slot of its type free before its first step
-// (every buffer is written whole by its first step before it is read:
-// a tile computes its scratchpads anew).
+// The slots of the buffers, by plan::share_memories.
 std::vector<Slot> assign_slots(std::vector<Lifetime> lives) {
   std::stable_sort(lives.begin(), lives.end(),
                    [](const Lifetime& a, const Lifetime& b) { return a.first < b.first; });
+  std::vector<plan::BufferLifetime> spans;
+  for (const Lifetime& life : lives)
+    spans.push_back({life.buffer->type, life.first, life.last});
+  const std::vector<int> memory = plan::share_memories(spans);
   std::vector<Slot> slots;
-  for (const Lifetime& life : lives) {
-    const auto free = std::find_if(slots.begin(), slots.end(), [&](const Slot& slot) {
-      return slot.type == life.buffer->type && slot.free_after < life.first;
-    });
-    if (free == slots.end()) {
-      slots.push_back(Slot{life.buffer->type, {life.buffer}, life.last});
-    } else {
-      free->members.push_back(life.buffer);
-      free->free_after = life.last;
-    }
+  for (std::size_t i = 0; i < lives.size(); ++i) {
+    const auto slot = static_cast<std::size_t>(memory[i]);
+    if (slot == slots.size()) slots.push_back(Slot{lives[i].buffer->type, {}});
+    slots[slot].members.push_back(lives[i].buffer);
   }
   return slots;
 }
