@@ -2,6 +2,7 @@
 // IR of a small pipeline, read from `explain --lowered --after PASS`'s text.
 #include "app.h"
 #include "lower/loop_ir.h"
+#include "plan/buffer_sharing.h"
 #include "support/lowering.h"
 #include "support/sample_pipelines.h"
 #include "trapeze/boundary.h"
@@ -131,6 +132,23 @@ TEST(Passes, FullBuffersAndHoisting) {
   EXPECT_THAT(ir, HasSubstr("allocate blury: float32[R, C] origin (1, 1) output 0"));
   EXPECT_THAT(ir, Not(HasSubstr("per thread")));
   EXPECT_THAT(blur_after("hoist_scratchpads"), HasSubstr("per thread"));
+}
+
+TEST(BufferSharing, FirstFitByTypeAmongMemoriesFreeBeforeTheFirstStep) {
+  using plan::BufferLifetime;
+  const ScalarType f32 = ScalarType::Float32, f64 = ScalarType::Float64;
+  // a [0, 1], b [1, 2], c [2, 3] (f64), d [3, 4], e [3, 5]: b overlaps a at
+  // step 1; c is of another type; d takes a's memory (free after 1); e
+  // finds a's taken by d and b's free after 2 < 3.
+  EXPECT_EQ(plan::share_memories({BufferLifetime{f32, 0, 1}, BufferLifetime{f32, 1, 2},
+                                  BufferLifetime{f64, 2, 3}, BufferLifetime{f32, 3, 4},
+                                  BufferLifetime{f32, 3, 5}}),
+            (std::vector<int>{0, 1, 2, 0, 1}));
+  // A buffer live to the end keeps its memory from everything after it.
+  EXPECT_EQ(plan::share_memories(
+                {BufferLifetime{f32, 0, 9}, BufferLifetime{f32, 1, 1}, BufferLifetime{f32, 2, 2}}),
+            (std::vector<int>{0, 1, 1}));
+  EXPECT_TRUE(plan::share_memories({}).empty());
 }
 
 TEST(Passes, ShareScratchpadsGivesLifetimesApartOneMemory) {
