@@ -63,6 +63,18 @@ bool reads_short_dimension_mixed(const PipelineModel& model, const GroupFacts& f
 
 } // namespace
 
+bool spans_scales_along_rows(const GroupFacts& facts) {
+  const plan::GroupGeometry& g = facts.geometry;
+  std::int64_t finest = 0, coarsest = 0;
+  for (std::size_t m = 0; m < facts.members.size(); ++m) {
+    if (!facts.stored(m) || g.stage_dim[m][facts.inner] < 0) continue;
+    const std::int64_t scale = g.scale[m][facts.inner];
+    finest = finest ? std::min(finest, scale) : scale;
+    coarsest = std::max(coarsest, scale);
+  }
+  return coarsest > finest;
+}
+
 CpuCostModel::CpuCostModel(const PipelineModel& model, const AutoScheduleOptions& options,
                            const MachineModel& machine)
     : model_(model), options_(options), machine_(machine) {}
@@ -110,6 +122,10 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   request.innermost =
       std::min(facts.space[facts.inner], std::max(options_.innermost_tile, narrowest));
   request.whole = whole;
+  // A group across scales along the rows runs in strips of whole rows
+  // (docs/autoschedule.md): it is not narrowed below.
+  const bool strips = spans_scales_along_rows(facts);
+  if (strips) request.innermost = facts.space[facts.inner];
   // Longest rows first; narrower while the overlap exceeds the volume (Alg. 2),
   // and then while eq. 2 prices the narrower tile lower (a deep stencil group
   // wants squarer tiles: 2-D multigrid's ten smoothing steps ran in 103 ms in
@@ -144,7 +160,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     choice.tile = fitted(request);
   }
   choice.accepted = accepted(choice.tile);
-  while (request.innermost / 2 >= narrowest) {
+  while (!strips && request.innermost / 2 >= narrowest) {
     request.innermost /= 2;
     const TileMetrics narrower = fitted(request);
     if (too_narrow(narrower.tiles)) break;
@@ -226,6 +242,9 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
         tile.tile_count,
         choice.tiling == "L1 in L2" ? ", inner tiles " + format_sizes(choice.inner) + " for L1"
                                     : ""));
+  if (facts.fused() && spans_scales_along_rows(facts))
+    reasons.push_back("rows whole: its stages lie at several scales along them (up- or "
+                      "down-sampling), where whole rows ran faster than rows cut into tiles");
   return priced_decision(model_, facts, tile, choice.inner, machine_, options_.weights,
                          choice.tiling, std::move(reasons));
 }

@@ -36,7 +36,9 @@ namespace trapeze {
 namespace {
 
 using autoschedule::VertexGraph;
+using testing::Contains;
 using testing::HasSubstr;
+using testing::Not;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
@@ -461,6 +463,46 @@ TEST(CpuCostModel, BuffersWithTheirHalosFitTheBudget) {
   EXPECT_LT(choice.tile.tiles[0] * choice.tile.tiles[1] * choice.tile.tiles[2] *
                 autoschedule::stored_bytes_per_point(model, facts),
             0.8 * choice.budget);
+}
+
+TEST(CpuCostModel, AGroupAcrossScalesAlongTheRowsKeepsThemWhole) {
+  // The first down-sampling step of interpolate's pyramid, from the
+  // premultiplied image (Dx_1 halves its rows, D_1 its columns): its stored
+  // stages lie at scales 1 and 2 along the rows, so the group runs in strips
+  // of whole rows (cut into tiles, eq. 2 prices [4, 37, 400] lower). The smoothing
+  // steps of a multigrid level lie at one scale and are cut along the rows.
+  MachineModel machine;
+  machine.cores = 2;
+  machine.l1_bytes = 32 * 1024;
+  machine.l2_bytes = 1024 * 1024;
+  machine.vector_bytes = 64;
+  const auto decide = [&](const Pipeline& p, std::vector<std::string> names) {
+    const autoschedule::PipelineModel model(p, {});
+    const autoschedule::CpuCostModel cpu(model, {}, machine);
+    std::vector<int> members;
+    for (const std::string& name : names)
+      members.push_back(model.index_of(name));
+    std::sort(members.begin(), members.end());
+    const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true);
+    EXPECT_TRUE(facts.ok) << facts.why;
+    return std::make_tuple(autoschedule::spans_scales_along_rows(facts), facts.space[facts.inner],
+                           cpu.evaluate(members));
+  };
+  const auto [pyramid_spans, pyramid_row, pyramid] =
+      decide(apps::find_app("interpolate").build(),
+             {"premultiplied", "premultiplied_constant_exterior", "downsampled_L0", "Dx_1", "D_1"});
+  EXPECT_TRUE(pyramid_spans);
+  ASSERT_TRUE(pyramid.valid) << pyramid.why_invalid;
+  EXPECT_EQ(pyramid.group.tile_sizes.back(), pyramid_row);
+  EXPECT_THAT(pyramid.group.reasons, Contains(HasSubstr("rows whole")));
+
+  const auto [smoothing_spans, smoothing_row, smoothing] =
+      decide(apps::find_app("mg_jacobi2d_v_1000").build(),
+             {"w_jacobi_L3_0", "w_jacobi_L3_1", "w_jacobi_L3_2", "w_jacobi_L3_3"});
+  EXPECT_FALSE(smoothing_spans);
+  ASSERT_TRUE(smoothing.valid) << smoothing.why_invalid;
+  EXPECT_LT(smoothing.group.tile_sizes.back(), smoothing_row);
+  EXPECT_THAT(smoothing.group.reasons, Not(Contains(HasSubstr("rows whole"))));
 }
 
 TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
