@@ -44,7 +44,9 @@ public:
       index_.emplace_back(f, static_cast<int>(stages_.size()));
       stages_.push_back(f);
     }
-    std::sort(index_.begin(), index_.end());
+    std::sort(index_.begin(), index_.end(), [](const auto& a, const auto& b) {
+      return std::less<const Function*>()(a.first, b.first);
+    });
     TRAPEZE_ASSERT(std::adjacent_find(index_.begin(), index_.end(),
                                       [](const auto& a, const auto& b) {
                                         return a.first == b.first;

@@ -57,6 +57,9 @@ public:
   /// `estimates` complete the pipeline's defaults (AutoScheduleOptions::estimates);
   /// a parameter with neither is assumed, and notes() says so.
   PipelineModel(const Pipeline& p, const ParamValues& estimates);
+  // Not copied: it points into its own stages and inputs (edge_producer_domain_).
+  PipelineModel(const PipelineModel&) = delete;
+  PipelineModel& operator=(const PipelineModel&) = delete;
 
   const Pipeline& pipeline() const { return p_; }
   const ParamValues& estimates() const { return estimates_; }
