@@ -41,6 +41,12 @@ bool float_fits(ScalarType type, double v) {
 
 std::string type_str(ScalarType t) { return std::string(type_name(t)); }
 
+// A division or modulo, floored or truncating: what a divisor of 0 concerns.
+bool is_division(BinaryOp op) {
+  return op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::TruncDiv ||
+         op == BinaryOp::TruncMod;
+}
+
 } // namespace
 
 Expr IntConst::make(ScalarType type, std::int64_t value) {
@@ -180,11 +186,8 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
                   type_str(a.type()) + ") and " + to_string(b) + " (" + type_str(b.type()) + ")");
   }
   if (op == BinaryOp::Pow && !is_float(t)) t = ScalarType::Float32;
-  const bool int_division = is_integer(t) && (op == BinaryOp::Div || op == BinaryOp::Mod ||
-                                              op == BinaryOp::TruncDiv || op == BinaryOp::TruncMod);
-  if (int_division) {
-    if (const auto* c = b.as<IntConst>(); c && c->value == 0) return IntConst::make(t, 0);
-  }
+  if (const auto* c = b.as<IntConst>(); is_integer(t) && is_division(op) && c && c->value == 0)
+    return IntConst::make(t, 0);
   Expr ca = Cast::make(t, std::move(a));
   Expr cb = Cast::make(t, std::move(b));
   const ScalarType result = is_comparison(op) ? ScalarType::Bool : t;
@@ -193,10 +196,8 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
 
 Expr Binary::make_as_written(BinaryOp op, Expr a, Expr b) {
   TRAPEZE_ASSERT(a.defined() && b.defined(), "binary op with an undefined Expr");
-  const bool division = op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::TruncDiv ||
-                        op == BinaryOp::TruncMod;
   if (const auto* c = b.as<IntConst>();
-      division && c && c->value == 0 && is_integer(arithmetic_result(a.type(), b.type())))
+      is_division(op) && c && c->value == 0 && is_integer(arithmetic_result(a.type(), b.type())))
     throw Error("division by a constant zero in " + to_string(a) + " " + binary_op_name(op) +
                 " 0: an integer division or modulo needs a non-zero divisor");
   return make(op, std::move(a), std::move(b));

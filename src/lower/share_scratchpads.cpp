@@ -118,14 +118,10 @@ public:
 
 protected:
   Stmt mutate_node(const Allocate* n, const Stmt& self) override {
-    const Stmt body = mutate(n->body);
     const auto it = n->scope == MemoryScope::Reuse ? memory_.find(n->name) : memory_.end();
-    if (it == memory_.end())
-      return body.same_as(n->body) ? self
-                                   : Allocate::make(n->name, n->producer, n->type, n->origin,
-                                                    n->extents, n->scope, n->slot, body, n->memory);
+    if (it == memory_.end()) return StmtMutator::mutate_node(n, self);
     return Allocate::make(n->name, n->producer, n->type, n->origin, n->extents, n->scope, n->slot,
-                          body, it->second);
+                          mutate(n->body), it->second);
   }
 
 private:
