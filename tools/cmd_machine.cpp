@@ -31,6 +31,8 @@ void add_machine_command(CLI::App& root, int& exit_code) {
                  m.l3_bytes > 0 ? fmt::format("{} KiB", m.l3_bytes / 1024) : "unknown");
       fmt::print("cache line   {} bytes\n", m.cache_line_bytes);
       fmt::print("vectors      {} bytes\n", m.vector_bytes);
+      fmt::print("ops/byte     {:g} (operations a core computes while a byte streams; assumed)\n",
+                 m.ops_per_byte);
       fmt::print("read from    {}\n", m.source);
     }
     exit_code = 0;

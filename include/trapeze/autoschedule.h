@@ -35,6 +35,12 @@ struct MachineModel {
   std::int64_t l3_bytes = 0;          ///< last-level cache in all (0: unknown)
   int cache_line_bytes = 64;          ///< cache line
   int vector_bytes = 32;              ///< widest SIMD register the JIT targets
+  /// The operations (reads and arithmetic, StageFacts::arithmetic) a core
+  /// computes in the time it moves one byte to or from memory: the ridge of
+  /// the roofline, below which a loop waits on memory. Not read from the
+  /// machine: 8 float lanes at two vector operations a cycle over the ~5
+  /// bytes a cycle a core of a two-core guest streams (docs/autoschedule.md).
+  double ops_per_byte = 3;
   /// Where the figures came from: "sysfs", "cpuid", "built-in defaults", a
   /// file name, "command line", or several of these joined by " + ".
   std::string source = "built-in defaults";

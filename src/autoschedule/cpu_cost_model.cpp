@@ -75,6 +75,15 @@ bool spans_scales_along_rows(const GroupFacts& facts) {
   return coarsest > finest;
 }
 
+bool streams_whole_rows(const GroupFacts& facts) {
+  bool recomputes = false;
+  for (std::size_t m = 0; m < facts.members.size(); ++m) {
+    if (facts.stored(m) && !facts.live_out(m)) return false;
+    recomputes = recomputes || facts.inlining[m].recomputes_stencil;
+  }
+  return recomputes;
+}
+
 CpuCostModel::CpuCostModel(const PipelineModel& model, const AutoScheduleOptions& options,
                            const MachineModel& machine)
     : model_(model), options_(options), machine_(machine) {}
@@ -124,7 +133,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   request.whole = whole;
   // A group across scales along the rows runs in strips of whole rows
   // (docs/autoschedule.md): it is not narrowed below.
-  const bool strips = spans_scales_along_rows(facts);
+  const bool strips = spans_scales_along_rows(facts) || streams_whole_rows(facts);
   if (strips) request.innermost = facts.space[facts.inner];
   // Longest rows first; narrower while the overlap exceeds the volume (Alg. 2),
   // and then while eq. 2 prices the narrower tile lower (a deep stencil group
@@ -221,14 +230,16 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts, const std::ve
 }
 
 double CpuCostModel::cost(const std::vector<int>& members) const {
-  const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+  const GroupFacts facts =
+      group_facts(model_, members, options_.inline_stages, machine_.ops_per_byte);
   if (!facts.ok) return infinite_cost;
   const Choice choice = choose(facts);
   return work_share(model_, facts) * price(facts, choice.level.tile);
 }
 
 GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
-  const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+  const GroupFacts facts =
+      group_facts(model_, members, options_.inline_stages, machine_.ops_per_byte);
   if (!facts.ok) return invalid_decision(facts, members);
   const Choice choice = choose(facts);
   const TileMetrics& tile = choice.level.tile;
@@ -245,6 +256,9 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
   if (facts.fused() && spans_scales_along_rows(facts))
     reasons.push_back("rows whole: its stages lie at several scales along them (up- or "
                       "down-sampling), where whole rows ran faster than rows cut into tiles");
+  else if (facts.fused() && streams_whole_rows(facts))
+    reasons.push_back("rows whole: it recomputes a stencil rather than store it, and keeps no "
+                      "scratchpad for tiles to fit: it streams its rows as a single stage does");
   return priced_decision(model_, facts, tile, choice.inner, machine_, options_.weights,
                          choice.tiling, std::move(reasons));
 }

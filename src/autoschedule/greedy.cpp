@@ -36,7 +36,8 @@ public:
       : model_(model), options_(options), machine_(machine) {}
   std::string name() const override { return "PolyMage's fixed tiles"; }
   GroupDecision evaluate(const std::vector<int>& members) const override {
-    const GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+    const GroupFacts facts =
+        group_facts(model_, members, options_.inline_stages, machine_.ops_per_byte);
     if (!facts.ok) return invalid_decision(facts, members);
     const TileMetrics tile =
         measure_tile(model_, facts, fixed_tiles(options_.greedy_tile_sizes, facts));

@@ -95,9 +95,7 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
     if (!facts.inlined[m]) continue;
     const std::string& name = model.stage(facts.members[m]).function->name();
     d.inlined.push_back(name);
-    reasons.push_back(
-        name + " inlined: " +
-        inlining_rule(model, facts.members, facts.geometry.live_out, facts.members[m]));
+    reasons.push_back(name + " inlined: " + facts.inlining[m].reason);
   }
   group.reasons = std::move(reasons);
   GroupCostReport& r = d.report;

@@ -62,7 +62,7 @@ std::vector<int> shared_buffers(const PipelineModel& model, const GroupFacts& fa
 } // namespace
 
 GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
-                       bool inline_stages) {
+                       bool inline_stages, double ops_per_byte) {
   GroupFacts facts;
   const Pipeline& p = model.pipeline();
   const auto fail = [&](std::string why) {
@@ -105,8 +105,12 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   for (const ir::FunctionPtr& f : g.stages)
     facts.members.push_back(model.index_of(*f));
   facts.reach = plan::region_reach(g, TileShape::Scalene);
-  facts.inlined = inline_stages && facts.fused() ? choose_inlined(model, facts.members, g.live_out)
-                                                 : std::vector<bool>(facts.members.size(), false);
+  facts.inlining = inline_stages && facts.fused()
+                       ? choose_inlining(model, facts.members, g.live_out, ops_per_byte)
+                       : std::vector<InlineDecision>(facts.members.size());
+  facts.inlined.resize(facts.members.size());
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    facts.inlined[m] = !facts.inlining[m].reason.empty();
   const std::size_t dims = g.common_dims();
   facts.space.assign(dims, 1);
   facts.extents.assign(facts.members.size(), std::vector<std::int64_t>(dims, 1));

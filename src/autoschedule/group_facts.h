@@ -5,6 +5,7 @@
 // space at the estimates.
 #pragma once
 
+#include "autoschedule/inlining.h"
 #include "autoschedule/pipeline_model.h"
 #include "plan/group_geometry.h"
 
@@ -23,8 +24,9 @@ struct GroupFacts {
   std::vector<int> members;
   /// Fused groups (two stages or more) only:
   plan::GroupGeometry geometry;
-  plan::GroupReach reach;    ///< scalene
-  std::vector<bool> inlined; ///< per member (Alg. 3)
+  plan::GroupReach reach;               ///< scalene
+  std::vector<bool> inlined;            ///< per member (Alg. 3)
+  std::vector<InlineDecision> inlining; ///< per member: why, where inlined
   /// The extent of the tile space per common dimension, in common units.
   std::vector<std::int64_t> space;
   /// The innermost common dimension: where most stages have their last
@@ -47,8 +49,9 @@ struct GroupFacts {
 
 /// The facts of the group of `members` (sorted stage indices, at least one).
 /// `inline_stages`: run Alg. 3 (point-wise producers and the rest of paper
-/// 001 §5.1) to decide what is inlined.
+/// 001 §5.1) to decide what is inlined, its rule (v) at `ops_per_byte`
+/// (MachineModel::ops_per_byte).
 GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
-                       bool inline_stages);
+                       bool inline_stages, double ops_per_byte);
 
 } // namespace trapeze::autoschedule

@@ -33,7 +33,7 @@ HalideCostModel::HalideCostModel(const PipelineModel& model, const AutoScheduleO
     : model_(model), options_(options), machine_(machine) {}
 
 GroupDecision HalideCostModel::evaluate(const std::vector<int>& members) const {
-  GroupFacts facts = group_facts(model_, members, options_.inline_stages);
+  GroupFacts facts = group_facts(model_, members, options_.inline_stages, machine_.ops_per_byte);
   if (!facts.ok) return invalid_decision(facts, members);
   // Halide's 2016 model sizes a footprint from every stage's buffer: it
   // knows no sharing of buffers whose lifetimes are apart.

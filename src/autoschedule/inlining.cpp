@@ -1,7 +1,10 @@
 // Alg. 3 of paper 001: which stages of a group are inlined.
 #include "autoschedule/inlining.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 
 namespace trapeze::autoschedule {
 
@@ -31,6 +34,15 @@ bool reads_one_point_each(const analysis::EdgeDependence& edge) {
     indexes[static_cast<std::size_t>(d.consumer_dim)] = true;
   }
   return std::all_of(indexes.begin(), indexes.end(), [](bool b) { return b; });
+}
+
+// A stencil's read: every dimension at the consumer's own index plus
+// constant offsets (no sampling, which moves the tiles' rows between scales).
+bool reads_at_own_scale(const analysis::EdgeDependence* edge) {
+  return edge && std::all_of(edge->dims.begin(), edge->dims.end(), [](const auto& d) {
+           return d.kind == analysis::DimDependenceKind::Aligned && !d.parametric &&
+                  d.scale == analysis::Rational(1);
+         });
 }
 
 // How a consumer reads a producer, as inlining composes reads: at its own
@@ -78,11 +90,14 @@ bool disjoint(const analysis::EdgeDependence& a, const analysis::EdgeDependence&
   return false;
 }
 
-// Runs Alg. 3 on the group; per member the rule that inlined it, or "".
-std::vector<std::string> inline_rules(const PipelineModel& model, const std::vector<int>& members,
-                                      const std::vector<bool>& live_out) {
+} // namespace
+
+std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
+                                            const std::vector<int>& members,
+                                            const std::vector<bool>& live_out,
+                                            double ops_per_byte) {
   const std::size_t n = members.size();
-  std::vector<std::string> rule(n);
+  std::vector<InlineDecision> rule(n);
   const auto position = [&](int stage) {
     return static_cast<std::size_t>(std::find(members.begin(), members.end(), stage) -
                                     members.begin());
@@ -98,15 +113,62 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
     return producer * n + consumer;
   };
   std::vector<bool> pointwise(n);
+  // For rule (v): the distinct points each member reads of each (taps), its
+  // operations a point as inlining grows them, and what it reads from
+  // outside the group (from memory), with the bytes of an element.
+  std::vector<double> taps(n * n, 0), arithmetic(n);
+  std::vector<std::vector<std::pair<const void*, int>>> outside(n);
   for (std::size_t m = 0; m < n; ++m) {
-    pointwise[m] = model.stage(members[m]).pointwise;
-    for (int c : model.stage(members[m]).consumers)
+    const StageFacts& stage = model.stage(members[m]);
+    pointwise[m] = stage.pointwise;
+    arithmetic[m] = stage.arithmetic;
+    for (int c : stage.consumers)
       if (std::size_t column = position(c); column < n) {
+        const analysis::EdgeDependence* edge = edge_between(model, members[m], c);
         consumes[at(m, column)] = 1;
-        read[at(m, column)] = reads_of(edge_between(model, members[m], c));
+        read[at(m, column)] = reads_of(edge);
+        taps[at(m, column)] = edge ? model.taps(*edge) : 1;
       }
+    for (std::size_t e : stage.in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      if (const int p = model.producer_of(edge); p >= 0 && position(p) < n) continue;
+      const void* producer = edge.producer_stage ? static_cast<const void*>(edge.producer_stage)
+                                                 : static_cast<const void*>(edge.producer_input);
+      outside[m].emplace_back(producer, model.producer_bytes(edge));
+    }
   }
   const std::vector<char> original = consumes;
+  // What c reads from outside with m inlined into it.
+  const auto outside_with = [&](std::size_t c, std::size_t m) {
+    std::vector<std::pair<const void*, int>> reads = outside[c];
+    for (const auto& read_from : outside[m])
+      if (std::find(reads.begin(), reads.end(), read_from) == reads.end())
+        reads.push_back(read_from);
+    return reads;
+  };
+  // Rule (v) applies to m and its one consumer c: m a stencil of what the
+  // group reads from memory (no member feeds it now), read by c as a
+  // stencil, neither sampling, and m's arithmetic known.
+  const auto stencil_on_memory = [&](std::size_t m, std::size_t c) {
+    const StageFacts& stage = model.stage(members[m]);
+    if (ops_per_byte <= 0 || stage.arithmetic <= 0 || stage.data_dependent || outside[m].empty() ||
+        !original[at(m, c)] || !reads_at_own_scale(edge_between(model, members[m], members[c])))
+      return false;
+    for (std::size_t p = 0; p < n; ++p)
+      if (consumes[at(p, m)]) return false;
+    return std::all_of(stage.in_edges.begin(), stage.in_edges.end(),
+                       [&](std::size_t e) { return reads_at_own_scale(&model.edges()[e]); });
+  };
+  // Rule (v): the operations a point of consumer c computes, a byte it
+  // moves to or from memory, with m inlined into it.
+  const auto intensity_inlined = [&](std::size_t m, std::size_t c) {
+    double bytes = live_out[c] ? model.stage(members[c]).bytes : 0;
+    for (const auto& read_from : outside_with(c, m))
+      bytes += read_from.second;
+    const double t = taps[at(m, c)];
+    const double operations = arithmetic[c] - t + t * arithmetic[m];
+    return bytes > 0 ? operations / bytes : std::numeric_limits<double>::infinity();
+  };
   const auto consumers_of = [&](std::size_t m) {
     std::vector<std::size_t> out;
     for (std::size_t c = 0; c < n; ++c)
@@ -117,7 +179,7 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
   while (work_to_do) {
     work_to_do = false;
     for (std::size_t m = 0; m < n; ++m) {
-      if (!rule[m].empty() || live_out[m] || model.stage(members[m]).reduction) continue;
+      if (!rule[m].reason.empty() || live_out[m] || model.stage(members[m]).reduction) continue;
       const std::vector<std::size_t> consumers = consumers_of(m);
       if (consumers.empty()) continue;
       // Nothing goes into a look-up's loop: it stays scalar (a gather), and
@@ -146,8 +208,18 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
       }
       if (why.empty() && model.stage(members[m]).relabels)
         why = "it computes nothing (each value one read, as a boundary condition)";
+      if (why.empty() && consumers.size() == 1 && stencil_on_memory(m, consumers.front())) {
+        const double intensity = intensity_inlined(m, consumers.front());
+        rule[m].recomputes_stencil = intensity <= ops_per_byte;
+        if (rule[m].recomputes_stencil)
+          why = fmt::format("a stencil on memory that its one consumer recomputes: {:.3g} "
+                            "operations a byte moved after inlining, within the {:.3g} a core "
+                            "computes while a byte streams, so the loop waits on memory either "
+                            "way and the scratchpad goes",
+                            intensity, ops_per_byte);
+      }
       if (why.empty()) continue;
-      rule[m] = why;
+      rule[m].reason = why;
       work_to_do = true;
       // Its consumers now read its producers through it.
       for (std::size_t p = 0; p < n; ++p) {
@@ -156,33 +228,20 @@ std::vector<std::string> inline_rules(const PipelineModel& model, const std::vec
         for (std::size_t c : consumers) {
           const Reads through = compose(read[at(p, m)], read[at(m, c)]);
           read[at(p, c)] = consumes[at(p, c)] ? both(read[at(p, c)], through) : through;
+          taps[at(p, c)] =
+              (consumes[at(p, c)] ? taps[at(p, c)] : 0) + taps[at(p, m)] * taps[at(m, c)];
           consumes[at(p, c)] = 1;
         }
       }
-      for (std::size_t c : consumers)
+      for (std::size_t c : consumers) {
         pointwise[c] = pointwise[c] && pointwise[m];
+        const double t = taps[at(m, c)];
+        arithmetic[c] += t * arithmetic[m] - t;
+        outside[c] = outside_with(c, m);
+      }
     }
   }
   return rule;
-}
-
-} // namespace
-
-std::vector<bool> choose_inlined(const PipelineModel& model, const std::vector<int>& members,
-                                 const std::vector<bool>& live_out) {
-  const std::vector<std::string> rules = inline_rules(model, members, live_out);
-  std::vector<bool> inlined(rules.size());
-  for (std::size_t m = 0; m < rules.size(); ++m)
-    inlined[m] = !rules[m].empty();
-  return inlined;
-}
-
-std::string inlining_rule(const PipelineModel& model, const std::vector<int>& members,
-                          const std::vector<bool>& live_out, int stage) {
-  const std::vector<std::string> rules = inline_rules(model, members, live_out);
-  for (std::size_t m = 0; m < members.size(); ++m)
-    if (members[m] == stage) return rules[m];
-  return {};
 }
 
 } // namespace trapeze::autoschedule

@@ -4,9 +4,11 @@
 #include "trapeze/autoschedule.h"
 #include "trapeze/error.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sched.h>
 #include <sstream>
@@ -190,6 +192,9 @@ void MachineModel::validate() const {
   positive("l2_bytes", l2_bytes);
   positive("cache_line_bytes", cache_line_bytes);
   positive("vector_bytes", vector_bytes);
+  if (!(ops_per_byte > 0) || !std::isfinite(ops_per_byte))
+    throw Error("machine model: ops_per_byte must be positive, got " +
+                fmt::format("{}", ops_per_byte));
   if (l3_bytes < 0)
     throw Error("machine model: l3_bytes must be 0 (unknown) or positive, got " +
                 std::to_string(l3_bytes));
@@ -203,6 +208,7 @@ std::string MachineModel::to_json() const {
   j["l3_bytes"] = l3_bytes;
   j["cache_line_bytes"] = cache_line_bytes;
   j["vector_bytes"] = vector_bytes;
+  j["ops_per_byte"] = ops_per_byte;
   j["source"] = source;
   return j.dump(2);
 }
@@ -212,12 +218,13 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
   const ordered_json doc = frontend::parse_strict_json(text, what);
   if (!doc.is_object()) throw Error(what + ": expected a JSON object, got " + doc.dump());
   static const char* const fields[] = {
-      "cores", "l1_bytes", "l2_bytes", "l3_bytes", "cache_line_bytes", "vector_bytes", "source"};
+      "cores",        "l1_bytes",     "l2_bytes", "l3_bytes", "cache_line_bytes",
+      "vector_bytes", "ops_per_byte", "source"};
   for (const auto& [key, value] : doc.items())
     if (std::find(std::begin(fields), std::end(fields), key) == std::end(fields))
       throw Error(what + ": unknown field '" + key +
                   "' (fields: cores, l1_bytes, l2_bytes, l3_bytes, cache_line_bytes, "
-                  "vector_bytes, source)");
+                  "vector_bytes, ops_per_byte, source)");
   MachineModel m = base;
   m.cores = int_field(doc, "cores", m.cores, what);
   m.l1_bytes = integer_field(doc, "l1_bytes", m.l1_bytes, what);
@@ -225,6 +232,12 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
   m.l3_bytes = integer_field(doc, "l3_bytes", m.l3_bytes, what);
   m.cache_line_bytes = int_field(doc, "cache_line_bytes", m.cache_line_bytes, what);
   m.vector_bytes = int_field(doc, "vector_bytes", m.vector_bytes, what);
+  if (doc.contains("ops_per_byte")) {
+    if (!doc["ops_per_byte"].is_number())
+      throw Error(what + ": field 'ops_per_byte' must be a number, got " +
+                  doc["ops_per_byte"].dump());
+    m.ops_per_byte = doc["ops_per_byte"].get<double>();
+  }
   m.source = what;
   if (doc.contains("source")) {
     if (!doc["source"].is_string())

@@ -3,6 +3,7 @@
 
 #include "analysis/classify.h"
 #include "analysis/reduction_targets.h"
+#include "ir/value_numbers.h"
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
 
@@ -10,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <unordered_set>
 
 namespace trapeze::autoschedule {
 
@@ -56,6 +58,43 @@ double box_points(const Box& b) {
     points *= static_cast<double>(std::max<std::int64_t>(0, b.extent(d)));
   return points;
 }
+
+// A value's operations as the generated code computes them (StageFacts::
+// arithmetic): every node but constants, variables and parameters, each
+// distinct value once; of an index only its reads (a look-up), its affine
+// arithmetic being strength-reduced.
+class ArithmeticCount {
+public:
+  double operator()(const Expr& e) {
+    seen_.clear();
+    return count(e, false);
+  }
+
+private:
+  double count(const Expr& e, bool in_index) {
+    if (!seen_.insert(numbers_.number(e)).second) return 0;
+    double n = 0;
+    switch (e->kind) {
+    case ir::ExprKind::IntConst:
+    case ir::ExprKind::FloatConst:
+    case ir::ExprKind::VarRef:
+    case ir::ExprKind::ParamRef: return 0;
+    case ir::ExprKind::Access:
+      n = 1;
+      for (const Expr& index : e.as<ir::Access>()->args)
+        n += count(index, true);
+      return n;
+    default:
+      n = in_index ? 0 : 1;
+      for (const Expr& operand : ir::operands(e))
+        n += count(operand, in_index);
+      return n;
+    }
+  }
+
+  ir::ValueNumbers numbers_;
+  std::unordered_set<int> seen_;
+};
 
 // The position of `edge` in edges_: the cost models pass references into it.
 std::size_t edge_position(const std::vector<analysis::EdgeDependence>& edges,
@@ -136,6 +175,12 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
     s.ops = 0;
     ir::for_each_expr(f.definition(), [&](const Expr& e) { s.ops += count_nodes(e); });
     s.ops = std::max(1.0, s.ops);
+    if (!s.reduction) {
+      ArithmeticCount arithmetic;
+      s.arithmetic = arithmetic(f.definition().otherwise);
+      for (const ir::Case& c : f.definition().cases)
+        s.arithmetic = std::max(s.arithmetic, arithmetic(c.value));
+    }
     s.output = p.is_output(f);
     std::vector<analysis::EdgeDependence> in;
     for (std::size_t e : s.in_edges)
@@ -149,6 +194,13 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
   for (const analysis::EdgeDependence& edge : edges_) {
     const int producer = edge.producer_stage ? index_.at(edge.producer_stage->name()) : -1;
     edge_producer_.push_back(producer);
+    edge_bytes_.push_back(producer >= 0 ? stages_[static_cast<std::size_t>(producer)].bytes
+                                        : byte_size(edge.producer_input->type()));
+    ir::ValueNumbers numbers;
+    std::unordered_set<int> distinct;
+    for (const analysis::AccessInfo& a : edge.accesses)
+      distinct.insert(numbers.number(a.access));
+    edge_taps_.push_back(static_cast<int>(distinct.size()));
     edge_producer_domain_.push_back(producer >= 0
                                         ? &stages_[static_cast<std::size_t>(producer)].domain
                                         : &inputs_.at(edge.producer_input->name()));
@@ -171,6 +223,14 @@ const Box& PipelineModel::producer_domain(const analysis::EdgeDependence& edge) 
 
 int PipelineModel::producer_of(const analysis::EdgeDependence& edge) const {
   return edge_producer_[edge_position(edges_, edge)];
+}
+
+int PipelineModel::taps(const analysis::EdgeDependence& edge) const {
+  return edge_taps_[edge_position(edges_, edge)];
+}
+
+int PipelineModel::producer_bytes(const analysis::EdgeDependence& edge) const {
+  return edge_bytes_[edge_position(edges_, edge)];
 }
 
 int PipelineModel::index_of(const ir::Function& f) const {

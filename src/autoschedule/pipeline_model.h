@@ -27,6 +27,12 @@ struct StageFacts {
   /// Operations per point: the nodes of the definition's expressions (>= 1),
   /// for Halide's arithmetic cost.
   double ops = 1;
+  /// Operations a point of the generated code computes: its reads and its
+  /// arithmetic, equal values once (the code generators share them), index
+  /// arithmetic not counted (affine indices are strength-reduced out of the
+  /// loop), and of a stage defined by cases the costliest case (case
+  /// partitioning gives each its own box). 0 for a reduction.
+  double arithmetic = 0;
   bool output = false;
   bool reduction = false;
   /// Reads every producer at its own point (constant indices allowed):
@@ -57,6 +63,8 @@ public:
   /// `estimates` complete the pipeline's defaults (AutoScheduleOptions::estimates);
   /// a parameter with neither is assumed, and notes() says so.
   PipelineModel(const Pipeline& p, const ParamValues& estimates);
+  /// It keeps a reference to the pipeline, which must outlive it.
+  PipelineModel(Pipeline&& p, const ParamValues& estimates) = delete;
   // Not copied: it points into its own stages and inputs (edge_producer_domain_).
   PipelineModel(const PipelineModel&) = delete;
   PipelineModel& operator=(const PipelineModel&) = delete;
@@ -79,6 +87,11 @@ public:
   /// The stage index of an edge's producer, or -1 for an input; `edge` is one
   /// of edges().
   int producer_of(const analysis::EdgeDependence& edge) const;
+  /// The distinct reads of an edge's producer a point of its consumer makes
+  /// (a 3-tap stencil: 3); `edge` is one of edges().
+  int taps(const analysis::EdgeDependence& edge) const;
+  /// Bytes per element of an edge's producer, a stage or an input.
+  int producer_bytes(const analysis::EdgeDependence& edge) const;
   /// Sum of every stage's work: the denominator of a group's work share.
   double total_work() const { return total_work_; }
   /// The estimates assumed for parameters that had none.
@@ -101,6 +114,8 @@ private:
   /// models ask for it per candidate tile, so it is found once here.
   std::vector<const Box*> edge_producer_domain_;
   std::vector<int> edge_producer_; ///< per edge, its producer's stage index or -1
+  std::vector<int> edge_taps_;     ///< per edge, taps()
+  std::vector<int> edge_bytes_;    ///< per edge, producer_bytes()
   /// Transitive closure, one bit row per stage (for pipelines of up to
   /// closure_limit stages; larger ones search the graph per query).
   std::vector<std::vector<std::uint64_t>> closure_;

@@ -186,6 +186,9 @@ Schedule automatic_schedule(const RandomPipeline& rp, FuzzRng& rng, std::string&
   m.l1_bytes = std::int64_t{1} << rng.uniform(6, 16);
   m.l2_bytes = m.l1_bytes << rng.uniform(0, 6);
   m.vector_bytes = static_cast<int>(std::int64_t{8} << rng.uniform(0, 3));
+  // Inlining's rule (v) never, as on this machine, or on every stencil of
+  // a stencil it may take.
+  m.ops_per_byte = rng.pick(std::vector<double>{0.5, 3.0, 1e6});
   m.source = "fuzz";
   o.machine = m;
   o.innermost_tile = rng.pick(std::vector<std::int64_t>{1, 4, 16, 256, 8192});

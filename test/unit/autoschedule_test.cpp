@@ -329,7 +329,7 @@ TEST(Inlining, HarrisInlinesProductsSumsAndPointwiseStages) {
   std::vector<int> all;
   for (int i = 0; i < model.size(); ++i)
     all.push_back(i);
-  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, all, true);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, all, true, 3);
   ASSERT_TRUE(facts.ok) << facts.why;
   std::set<std::string> inlined;
   for (std::size_t m = 0; m < facts.members.size(); ++m)
@@ -362,11 +362,79 @@ TEST(Inlining, DisjointReadersOfADeinterleavedImage) {
   std::sort(members.begin(), members.end());
   std::vector<bool> live_out(members.size(), false);
   live_out.back() = true;
-  EXPECT_EQ(autoschedule::inlining_rule(model, members, live_out, b),
-            "its consumers read disjoint points of it");
-  EXPECT_EQ(autoschedule::inlining_rule(model, members, live_out, model.index_of("pair")),
-            "point-wise");
-  EXPECT_EQ(autoschedule::inlining_rule(model, members, live_out, model.index_of("out")), "");
+  const std::vector<autoschedule::InlineDecision> decisions =
+      autoschedule::choose_inlining(model, members, live_out, 3);
+  const auto reason = [&](const char* stage) {
+    const auto m = std::find(members.begin(), members.end(), model.index_of(stage));
+    return decisions[static_cast<std::size_t>(m - members.begin())].reason;
+  };
+  EXPECT_EQ(reason("blur"), "its consumers read disjoint points of it");
+  EXPECT_EQ(reason("pair"), "point-wise");
+  EXPECT_EQ(reason("out"), "");
+}
+
+// Rule (v): a stencil on memory with one consumer is inlined where its
+// consumer, recomputing it at every tap, still computes no more than the
+// machine's operations a byte of memory traffic. blur's blurx: 3 reads, 2
+// adds and a division (6), read at 3 taps by blury (6 of its own): 6 - 3 +
+// 3 x 6 = 21 operations over 8 bytes (img read, blury written). A stencil
+// that computes more, or a machine that computes less a byte, keeps it.
+TEST(Inlining, AStencilOnMemoryIsInlinedWhereTheLoopStaysMemoryBound) {
+  const Pipeline blur_pipeline = apps::find_app("blur").build();
+  const autoschedule::PipelineModel blur(blur_pipeline, {});
+  const std::vector<int> members = {blur.index_of("blurx"), blur.index_of("blury")};
+  ASSERT_LT(members[0], members[1]);
+  EXPECT_EQ(blur.stage(members[0]).arithmetic, 6);
+  const std::vector<autoschedule::InlineDecision> decisions =
+      autoschedule::choose_inlining(blur, members, {false, true}, 3);
+  EXPECT_TRUE(decisions[0].recomputes_stencil);
+  EXPECT_THAT(decisions[0].reason,
+              HasSubstr("a stencil on memory that its one consumer recomputes: 2.62 "
+                        "operations a byte"));
+  EXPECT_EQ(decisions[1].reason, "");
+  EXPECT_EQ(autoschedule::choose_inlining(blur, members, {false, true}, 2.5)[0].reason, "");
+
+  Var x("x"), y("y");
+  Param N("N");
+  Image img("img", ScalarType::Float32, {N + 2, N});
+  Func heavy("heavy", ScalarType::Float32, {x, y}, {{1, N}, {0, N - 1}});
+  const Expr a = img(x - 1, y), b = img(x, y), c = img(x + 1, y);
+  heavy.define(sqrt(a * c + b * b + 1.0f) / (a + c + 2.0f) + sqrt(a * a + c * c) * b - a * b * c +
+               (a - c) / (b + 3.0f));
+  Func out("out", ScalarType::Float32, {x, y}, {{2, N - 1}, {0, N - 1}});
+  out.define(heavy(x - 1, y) + heavy(x + 1, y));
+  const Pipeline p({out}, "heavy_stencil");
+  const autoschedule::PipelineModel model(p, {{"N", 512}});
+  const std::vector<int> pair = {model.index_of("heavy"), model.index_of("out")};
+  EXPECT_GE(model.stage(pair[0]).arithmetic, 20);
+  EXPECT_EQ(autoschedule::choose_inlining(model, pair, {false, true}, 3)[0].reason, "");
+  EXPECT_THAT(autoschedule::choose_inlining(model, pair, {false, true}, 100)[0].reason,
+              HasSubstr("a stencil on memory"));
+}
+
+TEST(CpuCostModel, AGroupThatRecomputesAStencilStreamsWholeRows) {
+  // blur with blurx inlined keeps no scratchpad: tiles would only cut its
+  // rows, so it runs in strips of whole rows.
+  const Pipeline p = apps::find_app("blur").build();
+  const autoschedule::PipelineModel model(p, {});
+  MachineModel machine;
+  machine.cores = 2;
+  machine.l2_bytes = 1024 * 1024;
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  const std::vector<int> members = {model.index_of("blurx"), model.index_of("blury")};
+  const autoschedule::GroupFacts facts =
+      autoschedule::group_facts(model, members, true, machine.ops_per_byte);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  EXPECT_TRUE(autoschedule::streams_whole_rows(facts));
+  const autoschedule::GroupDecision d = cpu.evaluate(members);
+  ASSERT_TRUE(d.valid) << d.why_invalid;
+  EXPECT_EQ(d.group.tile_sizes.back(), facts.space[facts.inner]);
+  EXPECT_GT(d.group.tile_sizes.front(), 1);
+  EXPECT_THAT(d.group.reasons, Contains(HasSubstr("it recomputes a stencil rather than store it")));
+  // With the rule off blurx is stored, and the tiles cut the rows.
+  machine.ops_per_byte = 1;
+  const autoschedule::CpuCostModel stored(model, {}, machine);
+  EXPECT_LT(stored.evaluate(members).group.tile_sizes.back(), facts.space[facts.inner]);
 }
 
 TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {
@@ -453,7 +521,7 @@ TEST(CpuCostModel, BuffersWithTheirHalosFitTheBudget) {
   for (const char* name : {"w_jacobi_L3_0", "w_jacobi_L3_1", "w_jacobi_L3_2", "w_jacobi_L3_3"})
     members.push_back(model.index_of(name));
   std::sort(members.begin(), members.end());
-  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
   ASSERT_TRUE(facts.ok) << facts.why;
   ASSERT_EQ(facts.space.size(), 3u);
   const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {false, false, false});
@@ -483,7 +551,7 @@ TEST(CpuCostModel, AGroupAcrossScalesAlongTheRowsKeepsThemWhole) {
     for (const std::string& name : names)
       members.push_back(model.index_of(name));
     std::sort(members.begin(), members.end());
-    const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true);
+    const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
     EXPECT_TRUE(facts.ok) << facts.why;
     return std::make_tuple(autoschedule::spans_scales_along_rows(facts), facts.space[facts.inner],
                            cpu.evaluate(members));
@@ -515,7 +583,7 @@ TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
   const autoschedule::PipelineModel model(p, {});
   std::vector<int> members = {model.index_of("grid"), model.index_of("blurz")};
   std::sort(members.begin(), members.end());
-  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
   ASSERT_TRUE(facts.ok) << facts.why;
   std::vector<std::int64_t> tiles = facts.space;
   for (std::size_t c = 0; c < tiles.size(); ++c)
@@ -535,7 +603,7 @@ TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
   // lives until c and b until d, so only d may take a's.
   const Pipeline chain = testing_support::stencil_chain();
   const autoschedule::PipelineModel model(chain, {{"n", 1000}});
-  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, {0, 1, 2, 3}, false);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, {0, 1, 2, 3}, false, 3);
   ASSERT_TRUE(facts.ok) << facts.why;
   EXPECT_EQ(facts.buffer_of, (std::vector<int>{0, 1, 0, 2}));
   const autoschedule::TileMetrics t = autoschedule::measure_tile(model, facts, {64, 64});
@@ -547,7 +615,8 @@ TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
 
   const Pipeline diamond = testing_support::stencil_diamond();
   const autoschedule::PipelineModel diamond_model(diamond, {{"n", 1000}});
-  const autoschedule::GroupFacts d = autoschedule::group_facts(diamond_model, {0, 1, 2, 3}, false);
+  const autoschedule::GroupFacts d =
+      autoschedule::group_facts(diamond_model, {0, 1, 2, 3}, false, 3);
   ASSERT_TRUE(d.ok) << d.why;
   EXPECT_EQ(d.buffer_of, (std::vector<int>{0, 1, 2, 0}));
 }
@@ -559,7 +628,7 @@ TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
   // once made rows of 512 over 1,538 columns look 33% redundant).
   const Pipeline p = apps::find_app("unsharp").build();
   const autoschedule::PipelineModel model(p, {});
-  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, {0, 1, 2, 3, 4}, true);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, {0, 1, 2, 3, 4}, true, 3);
   ASSERT_TRUE(facts.ok);
   ASSERT_EQ(facts.space.size(), 3u);
   const auto measure = [&](std::int64_t tile_rows, std::int64_t tile_columns) {
@@ -612,6 +681,12 @@ TEST(MachineModel, JsonRoundTripsAndRejectsBadFields) {
               testing::ThrowsMessage<Error>(HasSubstr("cores must be positive")));
   EXPECT_THAT([] { MachineModel::from_json(R"({"l2_bytes": "big"})", MachineModel{}, "m.json"); },
               testing::ThrowsMessage<Error>(HasSubstr("'l2_bytes' must be an integer")));
+  m.ops_per_byte = 4.5;
+  EXPECT_EQ(MachineModel::from_json(m.to_json(), MachineModel{}, "test").ops_per_byte, 4.5);
+  EXPECT_THAT([] { MachineModel::from_json(R"({"ops_per_byte": 0})", MachineModel{}, "m.json"); },
+              testing::ThrowsMessage<Error>(HasSubstr("ops_per_byte must be positive")));
+  EXPECT_THAT([] { MachineModel::from_json(R"({"ops_per_byte": "x"})", MachineModel{}, "m.json"); },
+              testing::ThrowsMessage<Error>(HasSubstr("'ops_per_byte' must be a number")));
   const MachineModel& host = MachineModel::host();
   EXPECT_GE(host.cores, 1);
   EXPECT_GT(host.l1_bytes, 0);
