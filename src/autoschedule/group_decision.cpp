@@ -92,7 +92,7 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
     if (!inner.empty() && inner != tile.tiles) group.inner_tile_sizes = inner;
   }
   for (std::size_t m = 0; m < facts.members.size(); ++m) {
-    if (!facts.inlined[m]) continue;
+    if (!facts.inlined(m)) continue;
     const std::string& name = model.stage(facts.members[m]).function->name();
     d.inlined.push_back(name);
     reasons.push_back(name + " inlined: " + facts.inlining[m].reason);

@@ -108,9 +108,6 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   facts.inlining = inline_stages && facts.fused()
                        ? choose_inlining(model, facts.members, g.live_out, ops_per_byte)
                        : std::vector<InlineDecision>(facts.members.size());
-  facts.inlined.resize(facts.members.size());
-  for (std::size_t m = 0; m < facts.members.size(); ++m)
-    facts.inlined[m] = !facts.inlining[m].reason.empty();
   const std::size_t dims = g.common_dims();
   facts.space.assign(dims, 1);
   facts.extents.assign(facts.members.size(), std::vector<std::int64_t>(dims, 1));

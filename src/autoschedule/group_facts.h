@@ -25,8 +25,7 @@ struct GroupFacts {
   /// Fused groups (two stages or more) only:
   plan::GroupGeometry geometry;
   plan::GroupReach reach;               ///< scalene
-  std::vector<bool> inlined;            ///< per member (Alg. 3)
-  std::vector<InlineDecision> inlining; ///< per member: why, where inlined
+  std::vector<InlineDecision> inlining; ///< per member (Alg. 3): why, where inlined
   /// The extent of the tile space per common dimension, in common units.
   std::vector<std::int64_t> space;
   /// The innermost common dimension: where most stages have their last
@@ -44,7 +43,8 @@ struct GroupFacts {
 
   bool fused() const { return members.size() > 1; }
   bool live_out(std::size_t m) const { return geometry.live_out[m]; }
-  bool stored(std::size_t m) const { return !inlined[m]; }
+  bool inlined(std::size_t m) const { return !inlining[m].reason.empty(); }
+  bool stored(std::size_t m) const { return !inlined(m); }
 };
 
 /// The facts of the group of `members` (sorted stage indices, at least one).

@@ -333,7 +333,7 @@ TEST(Inlining, HarrisInlinesProductsSumsAndPointwiseStages) {
   ASSERT_TRUE(facts.ok) << facts.why;
   std::set<std::string> inlined;
   for (std::size_t m = 0; m < facts.members.size(); ++m)
-    if (facts.inlined[m]) inlined.insert(model.stage(facts.members[m]).function->name());
+    if (facts.inlined(m)) inlined.insert(model.stage(facts.members[m]).function->name());
   EXPECT_EQ(inlined,
             (std::set<std::string>{"Ixx", "Iyy", "Ixy", "det", "trace", "Sxx", "Syy", "Sxy"}));
 }
