@@ -110,8 +110,8 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     choice.accepted = true;
     return choice;
   }
-  const double per_point = std::max(stored_bytes_per_point(model_, facts), 1.0);
-  choice.budget = std::min(stored_bytes_total(model_, facts) / machine_.cores,
+  const double per_point = std::max(cached_bytes_per_point(model_, facts), 1.0);
+  choice.budget = std::min(cached_bytes_total(model_, facts) / machine_.cores,
                            static_cast<double>(cache_bytes) * options_.cache_fill);
   int smallest = 8;
   for (std::size_t m = 0; m < facts.members.size(); ++m)
@@ -142,7 +142,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   const auto accepted = [&](const TileMetrics& t) {
     // Its overlap at most its volume, its buffers in the cache (a single row
     // of a long innermost dimension may not fit).
-    return t.redundant <= volume_of(t.tiles) && t.buffer_bytes <= static_cast<double>(cache_bytes);
+    return t.redundant <= volume_of(t.tiles) && t.cached_bytes <= static_cast<double>(cache_bytes);
   };
   // Evening the tiles out can take a row below the narrowest (257 points in
   // tiles of 128 are three of 88): eq. 2 has no term for short rows, and
@@ -157,8 +157,8 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // volume shrinks by the excess and the tile is sized again (twice at most).
   const auto fitted = [&](TileSizeRequest r) {
     const TileMetrics* t = &measure(compute_tile_sizes(r));
-    for (int tries = 0; tries < 2 && t->buffer_bytes > choice.budget * 1.25; ++tries) {
-      r.volume *= choice.budget / t->buffer_bytes;
+    for (int tries = 0; tries < 2 && t->cached_bytes > choice.budget * 1.25; ++tries) {
+      r.volume *= choice.budget / t->cached_bytes;
       t = &measure(compute_tile_sizes(r));
     }
     return *t;
@@ -219,7 +219,7 @@ CpuCostModel::Choice CpuCostModel::choose(const GroupFacts& facts, const std::ve
     request.reuse = dimension_reuse(model_, facts);
     request.volume =
         std::min(l2.budget, static_cast<double>(machine_.l1_bytes) * options_.cache_fill) /
-        std::max(stored_bytes_per_point(model_, facts), 1.0);
+        std::max(cached_bytes_per_point(model_, facts), 1.0);
     request.inner = static_cast<int>(facts.inner);
     request.innermost = l2.tile.tiles[facts.inner];
     request.whole = whole;
@@ -247,9 +247,9 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
   std::vector<std::string> reasons;
   if (facts.fused())
     reasons.push_back(fmt::format(
-        "tiles {} for {} ({} of buffers a tile, {:.0f}% of it; {:.3g} tiles){}",
-        format_sizes(tile.tiles), l1 ? "L1" : "L2", kib(tile.buffer_bytes),
-        100 * tile.buffer_bytes / static_cast<double>(l1 ? machine_.l1_bytes : machine_.l2_bytes),
+        "tiles {} for {} ({} of buffers a tile reads back, {:.0f}% of it; {:.3g} tiles){}",
+        format_sizes(tile.tiles), l1 ? "L1" : "L2", kib(tile.cached_bytes),
+        100 * tile.cached_bytes / static_cast<double>(l1 ? machine_.l1_bytes : machine_.l2_bytes),
         tile.tile_count,
         choice.tiling == "L1 in L2" ? ", inner tiles " + format_sizes(choice.inner) + " for L1"
                                     : ""));

@@ -15,6 +15,11 @@ bool contains(const std::vector<int>& sorted, int v) {
   return std::binary_search(sorted.begin(), sorted.end(), v);
 }
 
+// facts.members is in the geometry's (topological) order, not sorted.
+bool contains_member(const GroupFacts& facts, int stage) {
+  return std::find(facts.members.begin(), facts.members.end(), stage) != facts.members.end();
+}
+
 // Connected through producer-consumer edges inside the group (as
 // Schedule::validate demands of a fused group).
 bool connected(const PipelineModel& model, const std::vector<int>& members) {
@@ -57,6 +62,64 @@ std::vector<int> shared_buffers(const PipelineModel& model, const GroupFacts& fa
   for (std::size_t m = 0, stored = 0; m < n; ++m)
     if (facts.stored(m)) buffer_of[m] = memory[stored++];
   return buffer_of;
+}
+
+// GroupFacts::cached: the stored members another member reads, or every
+// stored member where there are none.
+std::vector<bool> cached_members(const PipelineModel& model, const GroupFacts& facts) {
+  const std::size_t n = facts.members.size();
+  std::vector<bool> cached(n, false);
+  bool any = false;
+  for (std::size_t m = 0; m < n; ++m) {
+    if (!facts.stored(m)) continue;
+    for (std::size_t j = m + 1; j < n && !cached[m]; ++j) {
+      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
+      cached[m] = std::binary_search(producers.begin(), producers.end(), facts.members[m]);
+    }
+    any = any || cached[m];
+  }
+  if (!any)
+    for (std::size_t m = 0; m < n; ++m)
+      cached[m] = facts.stored(m);
+  return cached;
+}
+
+// GroupFacts::live_ins_read_back: per member, the stored members whose
+// nests load what it loads (its own, or, inlined, its consumers' in the
+// group); a producer outside loaded by two nests or more is read back.
+std::vector<const void*> live_ins_read_back(const PipelineModel& model, const GroupFacts& facts) {
+  const std::size_t n = facts.members.size();
+  std::vector<std::vector<std::size_t>> nests(n);
+  for (std::size_t m = n; m-- > 0;) {
+    if (facts.stored(m)) {
+      nests[m] = {m};
+      continue;
+    }
+    for (std::size_t j = m + 1; j < n; ++j) {
+      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
+      if (std::binary_search(producers.begin(), producers.end(), facts.members[m]))
+        nests[m].insert(nests[m].end(), nests[j].begin(), nests[j].end());
+    }
+    std::sort(nests[m].begin(), nests[m].end());
+    nests[m].erase(std::unique(nests[m].begin(), nests[m].end()), nests[m].end());
+  }
+  std::vector<std::pair<const void*, std::size_t>> loads; // producer, nest
+  for (std::size_t m = 0; m < n; ++m)
+    for (std::size_t e : model.stage(facts.members[m]).in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      const int producer = model.producer_of(edge);
+      if (producer >= 0 && contains_member(facts, producer)) continue;
+      for (std::size_t nest : nests[m])
+        loads.emplace_back(producer_identity(edge), nest);
+    }
+  std::sort(loads.begin(), loads.end());
+  loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
+  std::vector<const void*> read_back;
+  for (std::size_t i = 1; i < loads.size(); ++i)
+    if (loads[i].first == loads[i - 1].first &&
+        (read_back.empty() || read_back.back() != loads[i].first))
+      read_back.push_back(loads[i].first);
+  return read_back;
 }
 
 } // namespace
@@ -138,6 +201,8 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   for (std::size_t c = 0; c < dims; ++c)
     if (last_dims[c] >= last_dims[facts.inner]) facts.inner = c;
   facts.buffer_of = shared_buffers(model, facts);
+  facts.cached = cached_members(model, facts);
+  facts.live_ins_read_back = live_ins_read_back(model, facts);
   facts.ok = true;
   return facts;
 }

@@ -40,6 +40,19 @@ struct GroupFacts {
   /// one type whose lifetimes in a tile are apart share one, as lowering
   /// lays them out (share_scratchpads).
   std::vector<int> buffer_of;
+  /// Per member, whether a tile reads its buffer back, and so wants it in
+  /// cache: stored and read by another member. A live-out that no member
+  /// reads is written once, a stream that nothing in the tile waits on.
+  /// Where no member is read back (a single stage, or every intermediate
+  /// inlined), every stored member counts: the tile is then sized by what
+  /// it streams. (docs/performance.md, "What a tile reads back".)
+  std::vector<bool> cached;
+  /// The producers outside the group (producer_identity: a Function or an
+  /// InputImage) whose data two or more of a tile's nests load (a nest
+  /// loads through the members inlined into it): the tile reads them back
+  /// too (unsharp's input, loaded by blurx and again by mask: sized without
+  /// it, its tiles ran 16% slower).
+  std::vector<const void*> live_ins_read_back;
 
   bool fused() const { return members.size() > 1; }
   bool live_out(std::size_t m) const { return geometry.live_out[m]; }

@@ -121,4 +121,10 @@ private:
   std::vector<std::vector<std::uint64_t>> closure_;
 };
 
+/// An edge's producer, its Function or its InputImage, as one key for both.
+inline const void* producer_identity(const analysis::EdgeDependence& edge) {
+  return edge.producer_stage ? static_cast<const void*>(edge.producer_stage)
+                             : static_cast<const void*>(edge.producer_input);
+}
+
 } // namespace trapeze::autoschedule

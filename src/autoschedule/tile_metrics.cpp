@@ -96,12 +96,14 @@ access_hull(const analysis::EdgeDependence& edge, std::size_t k, const ExtentOf&
 }
 
 // The bytes of the group's buffers, given each member's (inlined members'
-// are not counted): a buffer members share is as large as the largest.
-double shared_buffer_bytes(const GroupFacts& facts, const std::vector<double>& bytes) {
+// are not counted; with `cached_only`, only GroupFacts::cached members'): a
+// buffer members share is as large as the largest.
+double shared_buffer_bytes(const GroupFacts& facts, const std::vector<double>& bytes,
+                           bool cached_only) {
   std::vector<double> largest;
   for (std::size_t m = 0; m < facts.members.size(); ++m) {
     const int b = facts.buffer_of[m];
-    if (b < 0) continue;
+    if (b < 0 || (cached_only && !facts.cached[m])) continue;
     if (static_cast<std::size_t>(b) >= largest.size())
       largest.resize(static_cast<std::size_t>(b) + 1, 0);
     largest[static_cast<std::size_t>(b)] = std::max(largest[static_cast<std::size_t>(b)], bytes[m]);
@@ -167,7 +169,8 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     if (facts.stored(m)) buffer_bytes[m] = full * s.bytes;
     if (facts.live_out(m)) t.live_out_bytes += owned * s.bytes;
   }
-  t.buffer_bytes = shared_buffer_bytes(facts, buffer_bytes);
+  t.buffer_bytes = shared_buffer_bytes(facts, buffer_bytes, false);
+  t.cached_bytes = shared_buffer_bytes(facts, buffer_bytes, true);
   t.useful = work / t.tile_count;
   t.redundant = std::max(0.0, t.computed - t.useful);
 
@@ -183,8 +186,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
       const analysis::EdgeDependence& edge = model.edges()[e];
       if (from_member(model, facts, edge)) continue;
       const Box& box = model.producer_domain(edge);
-      const void* producer = edge.producer_stage ? static_cast<const void*>(edge.producer_stage)
-                                                 : static_cast<const void*>(edge.producer_input);
+      const void* producer = producer_identity(edge);
       auto entry = std::find_if(live_in.begin(), live_in.end(),
                                 [&](const LiveIn& l) { return l.producer == producer; });
       if (entry == live_in.end()) {
@@ -228,6 +230,9 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     for (double e : entry.extents)
       points *= e;
     t.live_in_bytes += points * entry.bytes;
+    if (std::find(facts.live_ins_read_back.begin(), facts.live_ins_read_back.end(),
+                  entry.producer) != facts.live_ins_read_back.end())
+      t.cached_bytes += points * entry.bytes;
   }
   return t;
 }
@@ -238,22 +243,48 @@ const TileMetrics& TileMeasures::operator()(const std::vector<std::int64_t>& til
   return measured_.emplace(tiles, measure_tile(model_, facts_, tiles)).first->second;
 }
 
-double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts) {
+double cached_bytes_per_point(const PipelineModel& model, const GroupFacts& facts) {
   const plan::GroupGeometry& g = facts.geometry;
   std::vector<double> density(facts.members.size(), 0.0);
   for (std::size_t m = 0; m < facts.members.size(); ++m) {
-    if (!facts.stored(m)) continue;
+    if (!facts.cached[m]) continue;
     density[m] = model.stage(facts.members[m]).bytes;
     for (std::size_t c = 0; c < g.common_dims(); ++c)
       if (g.stage_dim[m][c] >= 0) density[m] /= static_cast<double>(g.scale[m][c]);
   }
-  return shared_buffer_bytes(facts, density);
+  double bytes = shared_buffer_bytes(facts, density, true);
+  // A live-in read back: its bytes per point of its first reader, times its
+  // points per reader point (the scale along an aligned dimension, the
+  // window along a constant one).
+  std::vector<const void*> counted;
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    for (std::size_t e : model.stage(facts.members[m]).in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      const void* producer = producer_identity(edge);
+      if (std::find(facts.live_ins_read_back.begin(), facts.live_ins_read_back.end(), producer) ==
+              facts.live_ins_read_back.end() ||
+          std::find(counted.begin(), counted.end(), producer) != counted.end())
+        continue;
+      counted.push_back(producer);
+      double per_point = model.producer_bytes(edge);
+      for (std::size_t c = 0; c < g.common_dims(); ++c)
+        if (g.stage_dim[m][c] >= 0) per_point /= static_cast<double>(g.scale[m][c]);
+      for (const analysis::DimDependence& d : edge.dims) {
+        if (d.kind == analysis::DimDependenceKind::Aligned)
+          per_point *=
+              std::abs(static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den));
+        else if (d.kind == analysis::DimDependenceKind::Constant)
+          per_point *= static_cast<double>((d.max_offset - d.min_offset).ceil() + 1);
+      }
+      bytes += per_point;
+    }
+  return bytes;
 }
 
-double stored_bytes_total(const PipelineModel& model, const GroupFacts& facts) {
+double cached_bytes_total(const PipelineModel& model, const GroupFacts& facts) {
   double bytes = 0;
   for (std::size_t m = 0; m < facts.members.size(); ++m)
-    if (facts.stored(m))
+    if (facts.cached[m])
       bytes += model.stage(facts.members[m]).points * model.stage(facts.members[m]).bytes;
   return bytes;
 }

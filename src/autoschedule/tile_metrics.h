@@ -27,6 +27,10 @@ struct TileMetrics {
   /// Its stored stages' full-tile regions, those whose lifetimes are apart
   /// in one memory (share_scratchpads): what it keeps in cache.
   double buffer_bytes = 0;
+  /// What the tile reads back, and so what the CPU model fits to a cache:
+  /// its cached members' buffers (GroupFacts::cached) and the regions of the
+  /// live-ins two of its nests load (GroupFacts::live_ins_read_back).
+  double cached_bytes = 0;
   std::vector<double> region_points; ///< per member: its region in the mean tile
 };
 
@@ -57,13 +61,15 @@ private:
   std::map<std::vector<std::int64_t>, TileMetrics> measured_;
 };
 
-/// Bytes per point of the common space that the group's stored stages take
-/// (a stage at scale s in a dimension has one point per s there), those
-/// whose lifetimes are apart counted once (share_scratchpads).
-double stored_bytes_per_point(const PipelineModel& model, const GroupFacts& facts);
+/// Bytes per point of the common space that a tile reads back: its cached
+/// stages' (GroupFacts::cached; a stage at scale s in a dimension has one
+/// point per s there, and those whose lifetimes are apart count once, as
+/// share_scratchpads lays them out), and its live-ins read back at their
+/// first reader's scale.
+double cached_bytes_per_point(const PipelineModel& model, const GroupFacts& facts);
 
-/// The bytes of all the group's stored stages over their whole domains.
-double stored_bytes_total(const PipelineModel& model, const GroupFacts& facts);
+/// The bytes of all the group's cached stages over their whole domains.
+double cached_bytes_total(const PipelineModel& model, const GroupFacts& facts);
 
 /// Per common dimension, how much the group reuses data along it: 1 plus the
 /// widths of the dependence ranges along it, of the edges inside the group

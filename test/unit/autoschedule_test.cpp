@@ -526,10 +526,10 @@ TEST(CpuCostModel, BuffersWithTheirHalosFitTheBudget) {
   ASSERT_EQ(facts.space.size(), 3u);
   const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {false, false, false});
   EXPECT_GT(choice.budget, 0);
-  EXPECT_LE(choice.tile.buffer_bytes, 1.25 * choice.budget);
+  EXPECT_LE(choice.tile.cached_bytes, 1.25 * choice.budget);
   // Its volume is well below what the footprint alone buys: the halos.
   EXPECT_LT(choice.tile.tiles[0] * choice.tile.tiles[1] * choice.tile.tiles[2] *
-                autoschedule::stored_bytes_per_point(model, facts),
+                autoschedule::cached_bytes_per_point(model, facts),
             0.8 * choice.budget);
 }
 
@@ -611,7 +611,9 @@ TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
   // one buffer as large as s1's, not in two.
   const double s1 = 70.0 * 70 * 4, s2 = 68.0 * 68 * 8, out = 64.0 * 64 * 4;
   EXPECT_NEAR(t.buffer_bytes, s1 + s2 + out, 0.05 * (s1 + s2 + out));
-  EXPECT_NEAR(autoschedule::stored_bytes_per_point(model, facts), 4 + 8 + 4, 1e-9);
+  // out is written once and read by no member: not what the tile keeps.
+  EXPECT_NEAR(t.cached_bytes, s1 + s2, 0.05 * (s1 + s2));
+  EXPECT_NEAR(autoschedule::cached_bytes_per_point(model, facts), 4 + 8, 1e-9);
 
   const Pipeline diamond = testing_support::stencil_diamond();
   const autoschedule::PipelineModel diamond_model(diamond, {{"n", 1000}});
@@ -619,6 +621,53 @@ TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
       autoschedule::group_facts(diamond_model, {0, 1, 2, 3}, false, 3);
   ASSERT_TRUE(d.ok) << d.why;
   EXPECT_EQ(d.buffer_of, (std::vector<int>{0, 1, 2, 0}));
+}
+
+TEST(TileMetrics, ATileCachesWhatItReadsBack) {
+  // The chain s1 -> s2 -> s3 -> out: every member but out is read by the
+  // next; out, the live-out, is written once and streams. The image is
+  // loaded by s1's nest alone.
+  const Pipeline chain = testing_support::stencil_chain();
+  const autoschedule::PipelineModel chain_model(chain, {{"n", 1000}});
+  const autoschedule::GroupFacts facts =
+      autoschedule::group_facts(chain_model, {0, 1, 2, 3}, false, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  EXPECT_EQ(facts.cached, (std::vector<bool>{true, true, true, false}));
+  EXPECT_TRUE(facts.live_ins_read_back.empty());
+  // A group of one stage reads nothing back; what it stores sizes its tiles.
+  const autoschedule::GroupFacts alone = autoschedule::group_facts(chain_model, {3}, false, 3);
+  ASSERT_TRUE(alone.ok) << alone.why;
+  EXPECT_EQ(alone.cached, (std::vector<bool>{true}));
+
+  // Unsharp's group, Alg. 3 inlining all but blurx and mask: the input is
+  // loaded by blurx's nest and again by mask's (through the inlined
+  // sharpen), so a tile reads its region back, as it does blurx's buffer;
+  // mask is the live-out.
+  const Pipeline unsharp = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(unsharp, {});
+  std::vector<int> members;
+  for (const char* name : {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"})
+    members.push_back(model.index_of(name));
+  std::sort(members.begin(), members.end());
+  const autoschedule::GroupFacts group = autoschedule::group_facts(model, members, true, 3);
+  ASSERT_TRUE(group.ok) << group.why;
+  const auto member = [&](const char* name) {
+    const auto at = std::find(group.members.begin(), group.members.end(), model.index_of(name));
+    return static_cast<std::size_t>(at - group.members.begin());
+  };
+  EXPECT_TRUE(group.cached[member("blurx")]);
+  EXPECT_FALSE(group.cached[member("mask")]);
+  ASSERT_EQ(group.live_ins_read_back.size(), 1u);
+  EXPECT_EQ(group.live_ins_read_back.front(),
+            static_cast<const void*>(unsharp.inputs().front().get()));
+  const autoschedule::TileMetrics t = autoschedule::measure_tile(model, group, {1, 64, 256});
+  // A 64 x 256 tile (x, then y innermost): blurx's buffer is 64 x 260 (blury,
+  // inlined, reads it at y - 2 to y + 2), mask's 64 x 256; the image is the
+  // one live-in, all of it read back.
+  const double blurx = 64.0 * 260 * 4, mask = 64.0 * 256 * 4;
+  EXPECT_NEAR(t.buffer_bytes, blurx + mask, 1e-6 * (blurx + mask));
+  EXPECT_GT(t.live_in_bytes, 64.0 * 256 * 4);
+  EXPECT_NEAR(t.cached_bytes, blurx + t.live_in_bytes, 1e-6 * (blurx + t.live_in_bytes));
 }
 
 TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
