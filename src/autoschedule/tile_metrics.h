@@ -25,7 +25,8 @@ struct TileMetrics {
   double live_in_bytes = 0;        ///< data a tile reads from outside the group
   double live_out_bytes = 0;       ///< data a tile writes for outside the group
   /// Its stored stages' full-tile regions, those whose lifetimes are apart
-  /// in one memory (share_scratchpads): what it keeps in cache.
+  /// in one memory (share_scratchpads): all the memory it writes (Halide's
+  /// model prices a spill by it).
   double buffer_bytes = 0;
   /// What the tile reads back, and so what the CPU model fits to a cache:
   /// its cached members' buffers (GroupFacts::cached) and the regions of the
