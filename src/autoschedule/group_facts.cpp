@@ -15,9 +15,10 @@ bool contains(const std::vector<int>& sorted, int v) {
   return std::binary_search(sorted.begin(), sorted.end(), v);
 }
 
-// facts.members is in the geometry's (topological) order, not sorted.
-bool contains_member(const GroupFacts& facts, int stage) {
-  return std::find(facts.members.begin(), facts.members.end(), stage) != facts.members.end();
+// Member j of the group reads member m (directly).
+bool reads(const PipelineModel& model, const GroupFacts& facts, std::size_t j, std::size_t m) {
+  const std::vector<int>& producers = model.stage(facts.members[j]).producers;
+  return std::binary_search(producers.begin(), producers.end(), facts.members[m]);
 }
 
 // Connected through producer-consumer edges inside the group (as
@@ -47,11 +48,8 @@ std::vector<int> shared_buffers(const PipelineModel& model, const GroupFacts& fa
   std::vector<std::size_t> last(n, 0);
   for (std::size_t m = n; m-- > 0;) {
     last[m] = facts.live_out(m) ? n : m;
-    for (std::size_t j = m + 1; j < n; ++j) {
-      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
-      if (std::binary_search(producers.begin(), producers.end(), facts.members[m]))
-        last[m] = std::max(last[m], facts.stored(j) ? j : last[j]);
-    }
+    for (std::size_t j = m + 1; j < n; ++j)
+      if (reads(model, facts, j, m)) last[m] = std::max(last[m], facts.stored(j) ? j : last[j]);
   }
   std::vector<plan::BufferLifetime> lives;
   for (std::size_t m = 0; m < n; ++m)
@@ -72,10 +70,8 @@ std::vector<bool> cached_members(const PipelineModel& model, const GroupFacts& f
   bool any = false;
   for (std::size_t m = 0; m < n; ++m) {
     if (!facts.stored(m)) continue;
-    for (std::size_t j = m + 1; j < n && !cached[m]; ++j) {
-      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
-      cached[m] = std::binary_search(producers.begin(), producers.end(), facts.members[m]);
-    }
+    for (std::size_t j = m + 1; j < n && !cached[m]; ++j)
+      cached[m] = reads(model, facts, j, m);
     any = any || cached[m];
   }
   if (!any)
@@ -87,7 +83,8 @@ std::vector<bool> cached_members(const PipelineModel& model, const GroupFacts& f
 // GroupFacts::live_ins_read_back: per member, the stored members whose
 // nests load what it loads (its own, or, inlined, its consumers' in the
 // group); a producer outside loaded by two nests or more is read back.
-std::vector<const void*> live_ins_read_back(const PipelineModel& model, const GroupFacts& facts) {
+std::vector<GroupFacts::LiveInReadBack> live_ins_read_back(const PipelineModel& model,
+                                                           const GroupFacts& facts) {
   const std::size_t n = facts.members.size();
   std::vector<std::vector<std::size_t>> nests(n);
   for (std::size_t m = n; m-- > 0;) {
@@ -95,34 +92,47 @@ std::vector<const void*> live_ins_read_back(const PipelineModel& model, const Gr
       nests[m] = {m};
       continue;
     }
-    for (std::size_t j = m + 1; j < n; ++j) {
-      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
-      if (std::binary_search(producers.begin(), producers.end(), facts.members[m]))
+    for (std::size_t j = m + 1; j < n; ++j)
+      if (reads(model, facts, j, m))
         nests[m].insert(nests[m].end(), nests[j].begin(), nests[j].end());
-    }
     std::sort(nests[m].begin(), nests[m].end());
     nests[m].erase(std::unique(nests[m].begin(), nests[m].end()), nests[m].end());
   }
-  std::vector<std::pair<const void*, std::size_t>> loads; // producer, nest
+  // Per producer outside, in the order first read: its first read and the
+  // nests that load it.
+  std::vector<GroupFacts::LiveInReadBack> first_reads;
+  std::vector<std::vector<std::size_t>> loading;
   for (std::size_t m = 0; m < n; ++m)
     for (std::size_t e : model.stage(facts.members[m]).in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      const int producer = model.producer_of(edge);
-      if (producer >= 0 && contains_member(facts, producer)) continue;
-      for (std::size_t nest : nests[m])
-        loads.emplace_back(producer_identity(edge), nest);
+      if (produced_in_group(model, facts, edge)) continue;
+      const void* producer = producer_identity(edge);
+      std::size_t i = 0;
+      while (i < first_reads.size() && first_reads[i].producer != producer)
+        ++i;
+      if (i == first_reads.size()) {
+        first_reads.push_back({producer, m, e});
+        loading.emplace_back();
+      }
+      loading[i].insert(loading[i].end(), nests[m].begin(), nests[m].end());
     }
-  std::sort(loads.begin(), loads.end());
-  loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
-  std::vector<const void*> read_back;
-  for (std::size_t i = 1; i < loads.size(); ++i)
-    if (loads[i].first == loads[i - 1].first &&
-        (read_back.empty() || read_back.back() != loads[i].first))
-      read_back.push_back(loads[i].first);
+  std::vector<GroupFacts::LiveInReadBack> read_back;
+  for (std::size_t i = 0; i < first_reads.size(); ++i) {
+    std::sort(loading[i].begin(), loading[i].end());
+    if (std::unique(loading[i].begin(), loading[i].end()) - loading[i].begin() >= 2)
+      read_back.push_back(first_reads[i]);
+  }
   return read_back;
 }
 
 } // namespace
+
+bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
+                       const analysis::EdgeDependence& edge) {
+  const int producer = model.producer_of(edge);
+  return producer >= 0 &&
+         std::find(facts.members.begin(), facts.members.end(), producer) != facts.members.end();
+}
 
 GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
                        bool inline_stages, double ops_per_byte) {

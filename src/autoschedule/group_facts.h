@@ -47,18 +47,32 @@ struct GroupFacts {
   /// inlined), every stored member counts: the tile is then sized by what
   /// it streams. (docs/performance.md, "What a tile reads back".)
   std::vector<bool> cached;
-  /// The producers outside the group (producer_identity: a Function or an
-  /// InputImage) whose data two or more of a tile's nests load (a nest
-  /// loads through the members inlined into it): the tile reads them back
-  /// too (unsharp's input, loaded by blurx and again by mask: sized without
-  /// it, its tiles ran 16% slower).
-  std::vector<const void*> live_ins_read_back;
+  /// The producers outside the group whose data two or more of a tile's
+  /// nests load (a nest loads through the members inlined into it): the
+  /// tile reads them back too (unsharp's input, loaded by blurx and again by
+  /// mask: sized without it, its tiles ran 16% slower).
+  struct LiveInReadBack {
+    const void* producer; ///< producer_identity: its Function or InputImage
+    std::size_t reader;   ///< the first member that reads it
+    std::size_t edge;     ///< that read, an index into PipelineModel::edges()
+  };
+  std::vector<LiveInReadBack> live_ins_read_back;
+  bool read_back(const void* producer) const {
+    for (const LiveInReadBack& l : live_ins_read_back)
+      if (l.producer == producer) return true;
+    return false;
+  }
 
   bool fused() const { return members.size() > 1; }
   bool live_out(std::size_t m) const { return geometry.live_out[m]; }
   bool inlined(std::size_t m) const { return !inlining[m].reason.empty(); }
   bool stored(std::size_t m) const { return !inlined(m); }
 };
+
+/// Whether an edge's producer is a member of the group (not an input or a
+/// stage outside it).
+bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
+                       const analysis::EdgeDependence& edge);
 
 /// The facts of the group of `members` (sorted stage indices, at least one).
 /// `inline_stages`: run Alg. 3 (point-wise producers and the rest of paper

@@ -132,9 +132,7 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
     for (std::size_t e : stage.in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
       if (const int p = model.producer_of(edge); p >= 0 && position(p) < n) continue;
-      const void* producer = edge.producer_stage ? static_cast<const void*>(edge.producer_stage)
-                                                 : static_cast<const void*>(edge.producer_input);
-      outside[m].emplace_back(producer, model.producer_bytes(edge));
+      outside[m].emplace_back(producer_identity(edge), model.producer_bytes(edge));
     }
   }
   const std::vector<char> original = consumes;

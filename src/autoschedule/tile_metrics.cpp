@@ -11,14 +11,6 @@ namespace {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
-// The edge's producer is a member of the group (not an input or a stage outside it).
-bool from_member(const PipelineModel& model, const GroupFacts& facts,
-                 const analysis::EdgeDependence& edge) {
-  const int producer = model.producer_of(edge);
-  return producer >= 0 &&
-         std::find(facts.members.begin(), facts.members.end(), producer) != facts.members.end();
-}
-
 // What a tile reads of one producer outside the group.
 struct LiveIn {
   const void* producer; // its Function or InputImage
@@ -184,15 +176,13 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     const analysis::StageAlignment& a = g.alignment.stages[m];
     for (std::size_t e : s.in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      if (from_member(model, facts, edge)) continue;
+      if (produced_in_group(model, facts, edge)) continue;
       const Box& box = model.producer_domain(edge);
       const void* producer = producer_identity(edge);
       auto entry = std::find_if(live_in.begin(), live_in.end(),
                                 [&](const LiveIn& l) { return l.producer == producer; });
       if (entry == live_in.end()) {
-        const int bytes = byte_size(edge.producer_stage ? edge.producer_stage->type()
-                                                        : edge.producer_input->type());
-        entry = live_in.insert(live_in.end(), LiveIn{producer, bytes, {}});
+        entry = live_in.insert(live_in.end(), LiveIn{producer, model.producer_bytes(edge), {}});
       }
       std::vector<double>& extents = entry->extents;
       extents.resize(edge.dims.size(), 0);
@@ -230,9 +220,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     for (double e : entry.extents)
       points *= e;
     t.live_in_bytes += points * entry.bytes;
-    if (std::find(facts.live_ins_read_back.begin(), facts.live_ins_read_back.end(),
-                  entry.producer) != facts.live_ins_read_back.end())
-      t.cached_bytes += points * entry.bytes;
+    if (facts.read_back(entry.producer)) t.cached_bytes += points * entry.bytes;
   }
   return t;
 }
@@ -256,28 +244,19 @@ double cached_bytes_per_point(const PipelineModel& model, const GroupFacts& fact
   // A live-in read back: its bytes per point of its first reader, times its
   // points per reader point (the scale along an aligned dimension, the
   // window along a constant one).
-  std::vector<const void*> counted;
-  for (std::size_t m = 0; m < facts.members.size(); ++m)
-    for (std::size_t e : model.stage(facts.members[m]).in_edges) {
-      const analysis::EdgeDependence& edge = model.edges()[e];
-      const void* producer = producer_identity(edge);
-      if (std::find(facts.live_ins_read_back.begin(), facts.live_ins_read_back.end(), producer) ==
-              facts.live_ins_read_back.end() ||
-          std::find(counted.begin(), counted.end(), producer) != counted.end())
-        continue;
-      counted.push_back(producer);
-      double per_point = model.producer_bytes(edge);
-      for (std::size_t c = 0; c < g.common_dims(); ++c)
-        if (g.stage_dim[m][c] >= 0) per_point /= static_cast<double>(g.scale[m][c]);
-      for (const analysis::DimDependence& d : edge.dims) {
-        if (d.kind == analysis::DimDependenceKind::Aligned)
-          per_point *=
-              std::abs(static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den));
-        else if (d.kind == analysis::DimDependenceKind::Constant)
-          per_point *= static_cast<double>((d.max_offset - d.min_offset).ceil() + 1);
-      }
-      bytes += per_point;
+  for (const GroupFacts::LiveInReadBack& l : facts.live_ins_read_back) {
+    const analysis::EdgeDependence& edge = model.edges()[l.edge];
+    double per_point = model.producer_bytes(edge);
+    for (std::size_t c = 0; c < g.common_dims(); ++c)
+      if (g.stage_dim[l.reader][c] >= 0) per_point /= static_cast<double>(g.scale[l.reader][c]);
+    for (const analysis::DimDependence& d : edge.dims) {
+      if (d.kind == analysis::DimDependenceKind::Aligned)
+        per_point *= std::abs(static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den));
+      else if (d.kind == analysis::DimDependenceKind::Constant)
+        per_point *= static_cast<double>((d.max_offset - d.min_offset).ceil() + 1);
     }
+    bytes += per_point;
+  }
   return bytes;
 }
 
@@ -299,7 +278,7 @@ std::vector<double> dimension_reuse(const PipelineModel& model, const GroupFacts
     const analysis::StageAlignment& a = g.alignment.stages[m];
     for (std::size_t e : model.stage(facts.members[m]).in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      if (from_member(model, facts, edge)) continue;
+      if (produced_in_group(model, facts, edge)) continue;
       for (const analysis::DimDependence& d : edge.dims)
         if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0)
           reuse[static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)])] +=

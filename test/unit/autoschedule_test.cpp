@@ -658,7 +658,7 @@ TEST(TileMetrics, ATileCachesWhatItReadsBack) {
   EXPECT_TRUE(group.cached[member("blurx")]);
   EXPECT_FALSE(group.cached[member("mask")]);
   ASSERT_EQ(group.live_ins_read_back.size(), 1u);
-  EXPECT_EQ(group.live_ins_read_back.front(),
+  EXPECT_EQ(group.live_ins_read_back.front().producer,
             static_cast<const void*>(unsharp.inputs().front().get()));
   const autoschedule::TileMetrics t = autoschedule::measure_tile(model, group, {1, 64, 256});
   // A 64 x 256 tile (x, then y innermost): blurx's buffer is 64 x 260 (blury,
