@@ -29,7 +29,7 @@ double region_extent(const GroupFacts& facts, std::size_t m, std::size_t c, doub
   const plan::DimReach& r = facts.reach[m][c];
   if (r.whole) return extent;
   double span = 0;
-  if (r.follows_tile) span += tile + static_cast<double>(r.below + r.above);
+  if (r.follows_tile) span += r.following_span(tile);
   if (r.fixed) span += static_cast<double>(r.fixed_hi - r.fixed_lo + 1);
   if (span <= 0) return extent;
   const double points = span / static_cast<double>(g.scale[m][c]);

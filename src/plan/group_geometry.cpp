@@ -241,6 +241,10 @@ std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
   return box;
 }
 
+double DimReach::following_span(double tile_size) const {
+  return std::max(1.0, tile_size + static_cast<double>(to - from));
+}
+
 std::optional<std::int64_t> DimReach::span(std::int64_t tile_size) const {
   if (whole || (follows_tile && fixed)) return std::nullopt;
   if (follows_tile) return tile_size + below + above;
@@ -277,6 +281,9 @@ GroupReach region_reach(const GroupGeometry& g, TileShape shape) {
         }
         const DimReach& below = reach[t][c];
         if (below.follows_tile) {
+          const std::int64_t from = below.from + dep.lo[c], to = below.to + dep.hi[c];
+          r.from = r.follows_tile ? std::min(r.from, from) : from;
+          r.to = r.follows_tile ? std::max(r.to, to) : to;
           r.follows_tile = true;
           r.below = std::max(r.below, below.below + std::max<std::int64_t>(0, -dep.lo[c]));
           r.above = std::max(r.above, below.above + std::max<std::int64_t>(0, dep.hi[c]));
@@ -286,6 +293,8 @@ GroupReach region_reach(const GroupGeometry& g, TileShape shape) {
       if (shape == TileShape::PolyMage && r.follows_tile) {
         r.below = level[s] * slopes[c].first;
         r.above = level[s] * slopes[c].second;
+        r.from = -r.below;
+        r.to = r.above;
       }
     }
   }

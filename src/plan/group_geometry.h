@@ -134,6 +134,12 @@ std::vector<Interval> stage_box(const GroupGeometry& g, std::size_t s,
 struct DimReach {
   bool follows_tile = false;
   std::int64_t below = 0, above = 0; ///< >= 0
+  /// Exactly where the part that follows the tile lies: [tile.lo + from,
+  /// tile.hi + to], signed. below and above hold the tile too, so a
+  /// dependence shifted by a constant (pyramid_blend's levels read their
+  /// padded input at 2x - 33 .. 2x - 29) widens them by the shift, not by
+  /// the window: what a scratchpad may allocate, not what a tile computes.
+  std::int64_t from = 0, to = 0;
   bool fixed = false;
   std::int64_t fixed_lo = 0, fixed_hi = 0;
   bool whole = false; ///< always the stage's whole domain (GroupGeometry::whole)
@@ -141,6 +147,9 @@ struct DimReach {
   /// positions; nullopt when it has both parts (their distance depends on the
   /// tile: only the domain bounds it) or is the whole domain.
   std::optional<std::int64_t> span(std::int64_t tile_size) const;
+  /// The positions the part that follows the tile covers for a tile of
+  /// `tile_size` positions (to - from + tile_size; at least 1).
+  double following_span(double tile_size) const;
 };
 
 /// Per stage (topological order) and common dimension.

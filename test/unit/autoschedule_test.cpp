@@ -711,6 +711,37 @@ TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
   EXPECT_GT(overlap(measure(rows, columns / 3)), overlap(measure(rows, columns)));
 }
 
+TEST(TileMetrics, AShiftedReadCostsItsWindowNotItsShift) {
+  // pyramid_blend's first level reads its padded input at 2x - 33 .. 2x - 29
+  // along the rows: a tile of 16 rows of the common space needs 20 rows of
+  // the input's boundary stage, not 16 + 33 (the region's hull with the
+  // tile), which once priced its own strips 118% redundant.
+  const Pipeline p = apps::find_app("pyramid_blend").build();
+  const autoschedule::PipelineModel model(p, {});
+  std::vector<int> members;
+  for (const char* name : {"img1_repeat_edge", "Dx_1_img1", "Dy_1_img1"})
+    members.push_back(model.index_of(name));
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  ASSERT_EQ(facts.members.front(), model.index_of("img1_repeat_edge"));
+  ASSERT_EQ(facts.space.size(), 3u);
+  const plan::DimReach& rows = facts.reach[0][1];
+  EXPECT_EQ(rows.to - rows.from, 4);
+  EXPECT_GT(rows.below, 30); // the hull holds the shift
+  const autoschedule::TileMetrics t =
+      autoschedule::measure_tile(model, facts, {1, 16, facts.space[2]});
+  // The boundary stage's rows per tile: the mean tile's and the window's 4.
+  const autoschedule::TileMetrics taller =
+      autoschedule::measure_tile(model, facts, {1, 32, facts.space[2]});
+  const auto rows_of = [&](const autoschedule::TileMetrics& m) {
+    return static_cast<double>(facts.space[1]) / m.tile_counts[1] + 4;
+  };
+  EXPECT_NEAR(t.region_points[0] / taller.region_points[0], rows_of(t) / rows_of(taller), 1e-9);
+  // So the strip's overlap is its halos, a few tens of percent, not a
+  // multiple.
+  EXPECT_LT(t.redundant / t.useful, 0.5);
+}
+
 TEST(MachineModel, JsonRoundTripsAndRejectsBadFields) {
   MachineModel m;
   m.cores = 16;

@@ -134,6 +134,38 @@ TEST(TileRegions, MarginsBoundTheRegions) {
   EXPECT_EQ(margins(polymage[0][0]), std::make_pair(std::int64_t{4}, std::int64_t{4}));
   EXPECT_EQ(margins(polymage[2][0]), std::make_pair(std::int64_t{0}, std::int64_t{0}));
   EXPECT_EQ(scalene[0][0].span(10), 16);
+  // Both edges are symmetric, so the exact reach is the margins.
+  EXPECT_EQ(scalene[0][0].from, -3);
+  EXPECT_EQ(scalene[0][0].to, 3);
+  EXPECT_EQ(scalene[0][0].following_span(10), 16);
+}
+
+TEST(TileRegions, AShiftedReadReachesItsWindowNotItsShift) {
+  // pyramid_blend reads its padded levels at 2x - 33 .. 2x - 29: the
+  // producer's region is the window shifted, as wide as the window.
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {N + 40});
+  Func A("A", ScalarType::Float32, {x}, {{0, N + 39}});
+  A.define(img(x) * 2.0f);
+  Func B("B", ScalarType::Float32, {x}, {{33, N + 39}});
+  B.define(A(x - 33) + A(x - 29));
+  const Pipeline p({B}, "shifted");
+  GroupSchedule group;
+  group.stages = {"A", "B"};
+  group.tile_sizes = {16};
+  const analysis::BoundsProver prover = analysis::BoundsProver::for_pipeline(p);
+  const plan::GroupGeometry g =
+      plan::group_geometry(p, one_group(group), 0, prover, plan::demanded_boxes(p, prover));
+  const plan::DimReach a = plan::region_reach(g, TileShape::Scalene)[0][0];
+  EXPECT_TRUE(a.follows_tile);
+  EXPECT_EQ(a.from, -33);
+  EXPECT_EQ(a.to, -29);
+  EXPECT_EQ(a.following_span(16), 20);
+  // below and above hold the tile as well: what a scratchpad may allocate.
+  EXPECT_EQ(a.below, 33);
+  EXPECT_EQ(a.above, 0);
+  EXPECT_EQ(a.span(16), 49);
 }
 
 // Bounds inference (plan/demand.h): a stage computes what its readers read.
