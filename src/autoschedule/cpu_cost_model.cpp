@@ -16,6 +16,13 @@ namespace {
 // (rows shorter than a few vectors spend their time in loop overhead).
 constexpr std::int64_t narrowest_innermost = 128;
 
+// The most a strip of whole rows may recompute (redundant over useful
+// points, eq. 2's overlap) for a group to run in strips rather than tiles:
+// unsharp's strips recompute 9% and Harris's 11% and ran 5-10% faster than
+// their tiles; the 2-D cycles' deep groups recompute 20-50% in strips and
+// lose (docs/performance.md, "Strips where they recompute little").
+constexpr double strip_overlap_limit = 0.15;
+
 double volume_of(const std::vector<std::int64_t>& tiles) {
   double v = 1;
   for (std::int64_t t : tiles)
@@ -169,6 +176,21 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     choice.tile = fitted(request);
   }
   choice.accepted = accepted(choice.tile);
+  // Whole rows where a strip of them, sized by the same budget, recomputes
+  // little (docs/autoschedule.md): one contiguous stream per row and no
+  // column halo, which eq. 2 does not price.
+  if (!strips && request.innermost < facts.space[facts.inner]) {
+    TileSizeRequest whole_rows = request;
+    whole_rows.innermost = facts.space[facts.inner];
+    const TileMetrics strip = fitted(whole_rows);
+    if (strip.cached_bytes <= static_cast<double>(cache_bytes) &&
+        strip.redundant <= strip_overlap_limit * std::max(strip.useful, 1.0)) {
+      choice.tile = strip;
+      choice.accepted = true;
+      choice.few_halo_rows = true;
+      return choice;
+    }
+  }
   while (!strips && request.innermost / 2 >= narrowest) {
     request.innermost /= 2;
     const TileMetrics narrower = fitted(request);
@@ -259,6 +281,11 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
   else if (facts.fused() && streams_whole_rows(facts))
     reasons.push_back("rows whole: it recomputes a stencil rather than store it, and keeps no "
                       "scratchpad for tiles to fit: it streams its rows as a single stage does");
+  else if (facts.fused() && choice.level.few_halo_rows)
+    reasons.push_back(fmt::format(
+        "rows whole: a strip of them recomputes {:.1f}% (at most {:.0f}%), one stream a row "
+        "and no column halo",
+        100 * tile.redundant / std::max(tile.useful, 1.0), 100 * strip_overlap_limit));
   return priced_decision(model_, facts, tile, choice.inner, machine_, options_.weights,
                          choice.tiling, std::move(reasons));
 }

@@ -11,7 +11,9 @@
 // tried again, and halved further while eq. 2 prices the narrower tile lower,
 // down to 128 points of the group's coarsest stored stage; a group whose
 // stored stages lie at several scales along the rows keeps its rows whole
-// (strips; spans_scales_along_rows). The L1 tile is kept if it is accepted
+// (strips; spans_scales_along_rows), and so does one whose strip of whole
+// rows, sized by the same budget, fits the cache and recomputes at most 15%
+// (LevelChoice::few_halo_rows). The L1 tile is kept if it is accepted
 // with full-length rows and eq. 2 does not price the L2 tile lower (Alg. 2 keeps any accepted L1
 // tile); otherwise the L2 tile, with the L1 tiles inside it as inner tiles when multi-level tiling
 // is on (Alg. 4).
@@ -57,6 +59,9 @@ public:
     TileMetrics tile;
     bool accepted = false; ///< its overlap is at most its volume, its buffers fit the cache
     double budget = 0;     ///< bytes its buffers may fill
+    /// Rows whole because a strip of them recomputes little
+    /// (docs/autoschedule.md, "Strips where they recompute little").
+    bool few_halo_rows = false;
   };
   /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the
   /// dimensions marked in `whole` spanned whole.

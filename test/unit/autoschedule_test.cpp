@@ -431,10 +431,15 @@ TEST(CpuCostModel, AGroupThatRecomputesAStencilStreamsWholeRows) {
   EXPECT_EQ(d.group.tile_sizes.back(), facts.space[facts.inner]);
   EXPECT_GT(d.group.tile_sizes.front(), 1);
   EXPECT_THAT(d.group.reasons, Contains(HasSubstr("it recomputes a stencil rather than store it")));
-  // With the rule off blurx is stored, and the tiles cut the rows.
+  // With the rule off blurx is stored: its rows are whole only because a
+  // strip of them recomputes little (two rows of halo a strip).
   machine.ops_per_byte = 1;
   const autoschedule::CpuCostModel stored(model, {}, machine);
-  EXPECT_LT(stored.evaluate(members).group.tile_sizes.back(), facts.space[facts.inner]);
+  const autoschedule::GroupDecision strips = stored.evaluate(members);
+  EXPECT_EQ(strips.group.tile_sizes.back(), facts.space[facts.inner]);
+  EXPECT_THAT(strips.group.reasons, Contains(HasSubstr("a strip of them recomputes")));
+  EXPECT_THAT(strips.group.reasons,
+              Not(Contains(HasSubstr("it recomputes a stencil rather than store it"))));
 }
 
 TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {
@@ -459,7 +464,12 @@ TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {
 TEST(CpuCostModel, FusedChainOfStencilsBeatsItsStagesApartOnUnsharp) {
   const Pipeline p = apps::find_app("unsharp").build();
   const autoschedule::PipelineModel model(p, {});
-  const autoschedule::CpuCostModel cpu(model, {}, MachineModel::host());
+  // An L2 of 256 KiB a core: a strip of whole rows would hold 2-3 of them
+  // and recompute a third as much again, so the group is tiled.
+  MachineModel machine;
+  machine.cores = 2;
+  machine.l2_bytes = 256 * 1024;
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
   double apart = 0;
   for (int s = 0; s < model.size(); ++s)
     apart += cpu.evaluate({s}).cost;
@@ -481,8 +491,17 @@ TEST(CpuCostModel, FusedChainOfStencilsBeatsItsStagesApartOnUnsharp) {
   // The narrowest start the option allows is where the search ends.
   AutoScheduleOptions rows;
   rows.innermost_tile = 128;
-  const autoschedule::CpuCostModel short_rows(model, rows, MachineModel::host());
+  const autoschedule::CpuCostModel short_rows(model, rows, machine);
   EXPECT_EQ(short_rows.evaluate({0, 1, 2, 3, 4}).group.tile_sizes.back(), 128);
+  // With 1 MiB, a strip of 9 whole rows recomputes 9% (blurx's 4 rows of
+  // halo over the group's work): strips.
+  machine.l2_bytes = 1024 * 1024;
+  const autoschedule::CpuCostModel large(model, {}, machine);
+  const autoschedule::GroupDecision strips = large.evaluate({0, 1, 2, 3, 4});
+  const autoschedule::GroupFacts facts =
+      autoschedule::group_facts(model, {0, 1, 2, 3, 4}, true, machine.ops_per_byte);
+  EXPECT_EQ(strips.group.tile_sizes.back(), facts.space[facts.inner]);
+  EXPECT_THAT(strips.group.reasons, Contains(HasSubstr("a strip of them recomputes")));
 }
 
 TEST(CpuCostModel, ChannelsReadAtMixedIndicesArePricedWhole) {
