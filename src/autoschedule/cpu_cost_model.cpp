@@ -18,9 +18,9 @@ constexpr std::int64_t narrowest_innermost = 128;
 
 // The most a strip of whole rows may recompute (redundant over useful
 // points, eq. 2's overlap) for a group to run in strips rather than tiles:
-// unsharp's strips recompute 9% and Harris's 11% and ran 5-10% faster than
-// their tiles; the 2-D cycles' deep groups recompute 20-50% in strips and
-// lose (docs/performance.md, "Strips where they recompute little").
+// unsharp's strips recompute 9% and ran 5-15% faster than its tiles,
+// Harris's 11% and 2-3%; the 2-D cycles' deep groups recompute 20-50% in
+// strips and lose (docs/performance.md, "Strips where they recompute little").
 constexpr double strip_overlap_limit = 0.15;
 
 double volume_of(const std::vector<std::int64_t>& tiles) {
