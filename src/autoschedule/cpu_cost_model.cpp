@@ -184,7 +184,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     whole_rows.innermost = facts.space[facts.inner];
     const TileMetrics strip = fitted(whole_rows);
     if (strip.cached_bytes <= static_cast<double>(cache_bytes) &&
-        strip.redundant <= strip_overlap_limit * std::max(strip.useful, 1.0)) {
+        strip.overlap() <= strip_overlap_limit) {
       choice.tile = strip;
       choice.accepted = true;
       choice.few_halo_rows = true;
@@ -285,7 +285,7 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
     reasons.push_back(fmt::format(
         "rows whole: a strip of them recomputes {:.1f}% (at most {:.0f}%), one stream a row "
         "and no column halo",
-        100 * tile.redundant / std::max(tile.useful, 1.0), 100 * strip_overlap_limit));
+        100 * tile.overlap(), 100 * strip_overlap_limit));
   return priced_decision(model_, facts, tile, choice.inner, machine_, options_.weights,
                          choice.tiling, std::move(reasons));
 }

@@ -32,7 +32,7 @@ CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile,
   c.live_data = (tile.live_in_bytes + tile.live_out_bytes) / useful / live_data_unit;
   const double rounds = std::ceil(tile.tile_count / cores);
   c.cleanup = (rounds * cores - tile.tile_count) / (rounds * cores);
-  c.overlap = tile.redundant / useful;
+  c.overlap = tile.overlap();
   const plan::GroupGeometry& g = facts.geometry;
   double spread = 0;
   std::size_t counted = 0;

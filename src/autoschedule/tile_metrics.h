@@ -9,6 +9,7 @@
 
 #include "autoschedule/group_facts.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -33,6 +34,10 @@ struct TileMetrics {
   /// live-ins two of its nests load (GroupFacts::live_ins_read_back).
   double cached_bytes = 0;
   std::vector<double> region_points; ///< per member: its region in the mean tile
+
+  /// Paper 001's relative overlap, eq. 2's overlap component: redundant over
+  /// useful points.
+  double overlap() const { return redundant / std::max(useful, 1.0); }
 };
 
 /// Which tile a measure describes: the mean tile (the space over the tile
