@@ -69,6 +69,15 @@ struct GroupSchedule {
   std::optional<ParallelSchedule> parallel_schedule;
   /// Mark the innermost (contiguous) loop of every stage for vectorization.
   bool vectorize = true;
+  /// The widest vectors, in bytes (16, 32 or 64), that the C++ compiler may
+  /// use in a stage's loop nest, per stage of a fused group (the stages of a
+  /// nest fused with others: the smallest of theirs); a stage not listed: the
+  /// target's widest. 64-byte vectors that load a row at shifted points each
+  /// straddle two cache lines, and a nest that streams memory with little
+  /// arithmetic ran faster at 32 bytes on AMD Zen 5 (docs/performance.md,
+  /// "Narrower vectors where a nest streams"). GCC only (a function
+  /// attribute); other compilers, and the CUDA printer, ignore it.
+  std::map<std::string, int> vector_bytes;
   /// Inside a tile, fuse the loop nests of stages that read a common producer
   /// over equal bounds (paper 001 §5.3), so the producer is loaded once for all.
   bool intra_tile_fusion = true;

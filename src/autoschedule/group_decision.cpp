@@ -76,9 +76,23 @@ int parallel_tile_dims(const TileMetrics& tile, int cores) {
   return std::max<int>(1, static_cast<int>(tile.tile_counts.size()));
 }
 
+int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std::size_t m,
+                        const MachineModel& machine) {
+  constexpr int narrow = 32;
+  if (machine.vector_bytes <= narrow || !facts.fused() || facts.inlining.empty() ||
+      !facts.stored(m) || !facts.live_out(m) || model.stage(facts.members[m]).bytes < 4)
+    return 0;
+  const InlineDecision& nest = facts.inlining[m];
+  if (!(nest.memory_bytes > 0) || nest.operations > machine.ops_per_byte * nest.memory_bytes)
+    return 0;
+  return narrow;
+}
+
 GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
                             const TileMetrics& tile, const std::vector<std::int64_t>& inner,
-                            int cores, double cost, std::vector<std::string> reasons) {
+                            const MachineModel& machine, double cost,
+                            std::vector<std::string> reasons) {
+  const int cores = machine.cores;
   GroupDecision d;
   d.valid = true;
   d.cost = cost;
@@ -97,6 +111,20 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
     d.inlined.push_back(name);
     reasons.push_back(name + " inlined: " + facts.inlining[m].reason);
   }
+  if (!group.tile_sizes.empty())
+    for (std::size_t m = 0; m < facts.members.size(); ++m) {
+      const int bytes = narrow_vector_bytes(model, facts, m, machine);
+      if (!bytes) continue;
+      const std::string& name = model.stage(facts.members[m]).function->name();
+      const InlineDecision& nest = facts.inlining[m];
+      group.vector_bytes[name] = bytes;
+      reasons.push_back(fmt::format(
+          "{} in vectors of {} bytes: its nest computes {:.3g} operations a byte it moves to or "
+          "from memory, within the {:.3g} a core computes while a byte streams, where {}-byte "
+          "vectors ran slower",
+          name, bytes, nest.operations / nest.memory_bytes, machine.ops_per_byte,
+          machine.vector_bytes));
+    }
   group.reasons = std::move(reasons);
   GroupCostReport& r = d.report;
   r.stages = group.stages;
@@ -120,8 +148,7 @@ GroupDecision priced_decision(const PipelineModel& model, const GroupFacts& fact
                              "idle {:.3g} + {:g} x overlap {:.3g} + {:g} x size difference {:.3g})",
                              cost, share, w.live_data, c.live_data, w.cleanup, c.cleanup, w.overlap,
                              c.overlap, w.size_difference, c.size_difference));
-  GroupDecision d =
-      make_decision(model, facts, tile, inner, machine.cores, cost, std::move(reasons));
+  GroupDecision d = make_decision(model, facts, tile, inner, machine, cost, std::move(reasons));
   d.report.tiling = facts.fused() ? tiling : "untiled";
   d.report.live_data = c.live_data;
   d.report.cleanup = c.cleanup;

@@ -39,10 +39,27 @@ int parallel_tile_dims(const TileMetrics& tile, int cores);
 
 /// A decision for a valid group: tiled by `tiles` (inner tiles `inner`, may
 /// be empty) if it is fused, untiled if it is one stage; storage from facts;
-/// `reasons` go first in the group's reasons, then one per inlined stage.
+/// narrower vectors where a nest streams (narrow_vector_bytes); `reasons` go
+/// first in the group's reasons, then one per inlined stage and one per
+/// narrowed nest.
 GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
                             const TileMetrics& tile, const std::vector<std::int64_t>& inner,
-                            int cores, double cost, std::vector<std::string> reasons);
+                            const MachineModel& machine, double cost,
+                            std::vector<std::string> reasons);
+
+/// The widest vectors, in bytes, for the nest of a tiled group's stored member
+/// `m` (0: the machine's widest). A live-out's nest that computes at most
+/// MachineModel::ops_per_byte operations a byte it moves to or from memory
+/// waits on memory; on a machine with 64-byte vectors it gets 32-byte ones:
+/// such nests ran 12-23% faster so on AMD Zen 5 (blur's, pyramid_blend's
+/// blend, interpolate's finest level), where nests that compute more ran
+/// slower. Elements of 4 bytes or more only: a nest that stores narrower ones
+/// packs its lanes, which ran faster in 64-byte vectors (local_laplacian's
+/// 16-bit output 68% slower in 32-byte ones). docs/performance.md, "Narrower
+/// vectors where a nest streams". GCC prefers 32-byte vectors on Intel's
+/// cores already.
+int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std::size_t m,
+                        const MachineModel& machine);
 
 /// make_decision with paper 001's cost (eq. 2 weighted by the group's work
 /// share) of `tile`, its components in the report and first among the

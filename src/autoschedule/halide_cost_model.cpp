@@ -83,8 +83,7 @@ GroupDecision HalideCostModel::evaluate(const std::vector<int>& members) const {
   std::vector<std::string> reasons = {
       fmt::format("Halide's cost {:.4g} (arithmetic + {:g} per element loaded, {:.3g} tiles of {})",
                   best_cost, load_cost, best.tile_count, format_sizes(best.tiles))};
-  GroupDecision d =
-      make_decision(model_, facts, best, {}, machine_.cores, best_cost, std::move(reasons));
+  GroupDecision d = make_decision(model_, facts, best, {}, machine_, best_cost, std::move(reasons));
   d.report.tiling = facts.fused() ? "powers of two" : "untiled";
   return d;
 }

@@ -239,6 +239,12 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
       }
     }
   }
+  for (std::size_t m = 0; m < n; ++m) {
+    rule[m].operations = arithmetic[m];
+    rule[m].memory_bytes = live_out[m] ? model.stage(members[m]).bytes : 0;
+    for (const auto& read_from : outside[m])
+      rule[m].memory_bytes += read_from.second;
+  }
   return rule;
 }
 

@@ -53,6 +53,10 @@ struct InlineDecision {
   std::string reason;
   /// Inlined by rule (v): its consumer recomputes it at every tap.
   bool recomputes_stencil = false;
+  /// A stored member's nest after inlining: the operations a point of it
+  /// computes, and the bytes a point moves to or from memory (what it reads
+  /// from outside the group, and its own element if it is a live-out).
+  double operations = 0, memory_bytes = 0;
 };
 
 /// Per member of the group (stage indices of `model`, topological order):

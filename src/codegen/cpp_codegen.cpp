@@ -122,7 +122,8 @@ bool has_parallel_loop(const Stmt& s) {
 class CppPrinter {
 public:
   std::string body;
-  std::string functions; ///< the Outlined statements' functions, in order
+  std::string functions;          ///< the Outlined statements' functions, in order
+  bool uses_vector_width = false; ///< an Outlined statement narrows its vectors
   std::set<std::string> helpers;
   /// Whether the body has a parallel loop, hence runs in the entry's parallel
   /// region: print_cpp wraps it in one, with the label tz_done at its end.
@@ -629,8 +630,14 @@ private:
     depth_ = top_depth_ = 1;
     print(n.body);
     functions += "// " + n.name + ": one nest of a tile, compiled as a function of its own\n";
-    functions += "__attribute__((noinline)) void " + name + "(" + join_list(params) + ") {\n" +
-                 body + "}\n\n";
+    std::string attributes = "__attribute__((noinline))";
+    if (n.vector_bytes > 0) {
+      uses_vector_width = true;
+      attributes += " TZ_VECTOR_BITS(" + std::to_string(8 * n.vector_bytes) + ")";
+      functions += "// (vectors of at most " + std::to_string(n.vector_bytes) +
+                   " bytes, as the schedule's vector_bytes gives)\n";
+    }
+    functions += attributes + " void " + name + "(" + join_list(params) + ") {\n" + body + "}\n\n";
     body = std::move(caller);
     depth_ = caller_depth;
     top_depth_ = caller_top;
@@ -1107,6 +1114,15 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
                      "}}\n\n",
                      chunks_per_thread);
   }
+  if (printer.uses_vector_width)
+    s += "// The widest vectors a nest may use, where its schedule narrows them: GCC's\n"
+         "// prefer-vector-width for x86 (other compilers choose their own).\n"
+         "#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || "
+         "defined(__i386__))\n"
+         "#define TZ_VECTOR_BITS(bits) __attribute__((target(\"prefer-vector-width=\" #bits)))\n"
+         "#else\n"
+         "#define TZ_VECTOR_BITS(bits)\n"
+         "#endif\n\n";
   if (printer.uses_threads) s += kWorkerLoopDefinitions;
   if (printer.uses_heap) {
     s += "// Memory for an intermediate buffer (64-byte aligned), from the caller's\n"

@@ -126,9 +126,9 @@ Stmt Comment::make(std::string text) {
   return Stmt(std::make_shared<const Comment>(std::move(text)));
 }
 
-Stmt Outlined::make(std::string name, Stmt body) {
+Stmt Outlined::make(std::string name, Stmt body, int vector_bytes) {
   TRAPEZE_ASSERT(!name.empty() && body.defined(), "an outlined statement without a name or body");
-  return Stmt(std::make_shared<const Outlined>(std::move(name), std::move(body)));
+  return Stmt(std::make_shared<const Outlined>(std::move(name), std::move(body), vector_bytes));
 }
 
 Stmt Produce::make(ir::FunctionPtr stage, std::string buffer, std::vector<Interval> box,
@@ -320,7 +320,7 @@ Stmt StmtMutator::mutate_node(const LetStmt* n, const Stmt& self) {
 Stmt StmtMutator::mutate_node(const Comment*, const Stmt& self) { return self; }
 Stmt StmtMutator::mutate_node(const Outlined* n, const Stmt& self) {
   Stmt body = mutate(n->body);
-  return body.same_as(n->body) ? self : Outlined::make(n->name, body);
+  return body.same_as(n->body) ? self : Outlined::make(n->name, body, n->vector_bytes);
 }
 Stmt StmtMutator::mutate_node(const Produce* n, const Stmt& self) {
   bool changed = false;
@@ -452,7 +452,9 @@ protected:
   }
   void visit_node(const Comment* n, const Stmt&) override { line("// " + n->text); }
   void visit_node(const Outlined* n, const Stmt&) override {
-    line("outlined " + n->name + ":");
+    line("outlined " + n->name +
+         (n->vector_bytes ? " (vectors of " + std::to_string(n->vector_bytes) + " bytes)" : "") +
+         ":");
     nested(n->body);
   }
   void visit_node(const Produce* n, const Stmt&) override {

@@ -208,13 +208,16 @@ struct Comment final : StmtNode {
 };
 
 /// `body`, printed as a function of its own named after `name` (the stages
-/// it computes).
+/// it computes), its vectors at most `vector_bytes` wide (0: the target's
+/// widest; GroupSchedule::vector_bytes).
 struct Outlined final : StmtNode {
   static constexpr StmtKind node_kind = StmtKind::Outlined;
-  static Stmt make(std::string name, Stmt body);
-  Outlined(std::string n, Stmt b) : StmtNode(node_kind), name(std::move(n)), body(std::move(b)) {}
+  static Stmt make(std::string name, Stmt body, int vector_bytes = 0);
+  Outlined(std::string n, Stmt b, int v)
+      : StmtNode(node_kind), name(std::move(n)), body(std::move(b)), vector_bytes(v) {}
   const std::string name;
   const Stmt body;
+  const int vector_bytes;
 };
 
 /// One case of a Produce: the points of `box` (inclusive, within the stage's

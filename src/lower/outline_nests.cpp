@@ -10,9 +10,9 @@ namespace trapeze::lower {
 
 namespace {
 
-// The stages a nest stores to, for its name: "blurx", or "Ixx_Iyy" for a
-// fused nest.
-std::string stores_of(const Stmt& nest) {
+// The buffers a nest stores to (its stages', named after them), for its name:
+// "blurx", or "Ixx_Iyy" for a fused nest.
+std::vector<std::string> stores_of(const Stmt& nest) {
   struct Stores : StmtVisitor {
     std::vector<std::string> names;
     void visit_node(const Store* n, const Stmt& self) override {
@@ -22,7 +22,7 @@ std::string stores_of(const Stmt& nest) {
     }
   } stores;
   stores.visit(nest);
-  return fmt::format("{}", fmt::join(stores.names, "_"));
+  return stores.names;
 }
 
 // What an Outlined statement may not hold (loop_ir.h): a buffer or a parallel loop.
@@ -39,10 +39,22 @@ bool outlinable(const Stmt& nest) {
   return check.ok;
 }
 
-Stmt outline(const Stmt& nest) {
+// The widest vectors the schedule allows the stages a nest stores to: the
+// smallest of theirs (0: none given).
+int vector_bytes_of(const std::vector<std::string>& stores, const GroupSchedule& schedule) {
+  int bytes = 0;
+  for (const std::string& stage : stores)
+    if (const auto it = schedule.vector_bytes.find(stage); it != schedule.vector_bytes.end())
+      bytes = bytes ? std::min(bytes, it->second) : it->second;
+  return bytes;
+}
+
+Stmt outline(const Stmt& nest, const GroupSchedule& schedule) {
   if (nest.as<Comment>() || !outlinable(nest)) return nest;
-  const std::string name = stores_of(nest);
-  return name.empty() ? nest : Outlined::make(name, nest);
+  const std::vector<std::string> stores = stores_of(nest);
+  if (stores.empty()) return nest;
+  return Outlined::make(fmt::format("{}", fmt::join(stores, "_")), nest,
+                        vector_bytes_of(stores, schedule));
 }
 
 } // namespace
@@ -51,11 +63,11 @@ void outline_nests(GroupState& g, LoweringState&) {
   if (!g.plan.fused) return; // a lone stage's loops are a parallel loop of their own
   if (g.fused) {
     for (Stmt& s : *g.fused)
-      s = outline(s);
+      s = outline(s, g.plan.schedule);
     return;
   }
   for (TileNest& n : g.nests)
-    n.nest = outline(n.nest);
+    n.nest = outline(n.nest, g.plan.schedule);
 }
 
 } // namespace trapeze::lower

@@ -89,8 +89,8 @@ private:
   GroupSchedule read_group(const json& j, const std::string& path) const {
     expect_object(j, path,
                   {"stages", "tile_sizes", "shape", "inner_tile_sizes", "parallel_tile_dims",
-                   "parallel_schedule", "vectorize", "intra_tile_fusion", "reassociate_float_sums",
-                   "reasons"});
+                   "parallel_schedule", "vectorize", "vector_bytes", "intra_tile_fusion",
+                   "reassociate_float_sums", "reasons"});
     GroupSchedule g;
     if (!j.contains("stages")) fail_missing(path, "stages", "a non-empty array of stage names");
     g.stages = read_strings(j["stages"], path + ".stages", "stage name");
@@ -125,6 +125,16 @@ private:
       const json& v = j["vectorize"];
       if (!v.is_boolean()) fail(path + ".vectorize", "expected true or false", v);
       g.vectorize = v.get<bool>();
+    }
+    if (j.contains("vector_bytes")) {
+      const json& v = j["vector_bytes"];
+      if (!v.is_object())
+        fail(path + ".vector_bytes", "expected an object of stage names and 16, 32 or 64", v);
+      for (const auto& [stage, bytes] : v.items()) {
+        if (!(bytes.is_number_integer() && (bytes == 16 || bytes == 32 || bytes == 64)))
+          fail(path + ".vector_bytes." + stage, "expected 16, 32 or 64", bytes);
+        g.vector_bytes[stage] = bytes.get<int>();
+      }
     }
     if (j.contains("intra_tile_fusion")) {
       const json& v = j["intra_tile_fusion"];
@@ -217,6 +227,15 @@ std::string Schedule::to_json() const {
       s += "      \"parallel_schedule\": " +
            quoted(parallel_schedule_name(*group.parallel_schedule)) + ",\n";
     s += std::string("      \"vectorize\": ") + (group.vectorize ? "true" : "false") + ",\n";
+    if (!group.vector_bytes.empty()) { // unset: the target's widest
+      s += "      \"vector_bytes\": {";
+      bool first_stage = true;
+      for (const auto& [stage, bytes] : group.vector_bytes) {
+        s += (first_stage ? "" : ", ") + quoted(stage) + ": " + std::to_string(bytes);
+        first_stage = false;
+      }
+      s += "},\n";
+    }
     s += std::string("      \"intra_tile_fusion\": ") +
          (group.intra_tile_fusion ? "true" : "false") + ",\n";
     if (group.reassociate_float_sums) // unset: false, float sums in order

@@ -54,6 +54,8 @@ public:
     check_group_cycles();
     for (std::size_t g = 0; g < s_.groups.size(); ++g)
       check_tiles(g, space_dimensions(g));
+    for (std::size_t g = 0; g < s_.groups.size(); ++g)
+      check_vector_bytes(g);
     check_storage();
   }
 
@@ -239,6 +241,25 @@ private:
     throw Error("schedule: " + describe_group(s_, g) +
                 " is not connected: no producer-consumer edge inside the group joins " +
                 join(parts, " and ") + "; put each of these parts in a group of its own");
+  }
+
+  // vector_bytes names stages of its own group, a group whose nests are
+  // functions of their own (the width is a function attribute).
+  void check_vector_bytes(std::size_t g) const {
+    const GroupSchedule& group = s_.groups[g];
+    const std::string where = "schedule: " + describe_group(s_, g);
+    for (const auto& [stage, bytes] : group.vector_bytes) {
+      if (std::find(group.stages.begin(), group.stages.end(), stage) == group.stages.end())
+        throw Error(where + " gives vector_bytes for '" + stage +
+                    "', which is not one of its stages");
+      if (bytes != 16 && bytes != 32 && bytes != 64)
+        throw Error(where + " gives vector_bytes " + std::to_string(bytes) + " for '" + stage +
+                    "'; expected 16, 32 or 64");
+      if (group.stages.size() == 1 && group.tile_sizes.empty())
+        throw Error(where + " gives vector_bytes for '" + stage +
+                    "', but a lone untiled stage runs as one parallel loop, not a nest of its "
+                    "own; give the group tile_sizes, or remove vector_bytes");
+    }
   }
 
   void check_tiles(std::size_t g, const std::vector<std::string>& space) const {

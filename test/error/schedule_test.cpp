@@ -178,6 +178,21 @@ TEST(ScheduleErrors, InnerTiles) {
                        "but is untiled");
 }
 
+TEST(ScheduleErrors, VectorBytes) {
+  Schedule s = fused();
+  s.groups[0].vector_bytes = {{"mask", 32}};
+  EXPECT_NO_THROW(s.validate(unsharp()));
+  s.groups[0].vector_bytes = {{"mask", 24}};
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "gives vector_bytes 24", "expected 16, 32 or 64");
+  Schedule untiled = Schedule::naive(unsharp());
+  untiled.groups[3].vector_bytes = {{"mask", 32}};
+  EXPECT_TRAPEZE_ERROR(untiled.validate(unsharp()),
+                       "group 3 [sharpen] gives vector_bytes for 'mask'", "not one of its stages");
+  untiled.groups[3].vector_bytes = {{"sharpen", 32}};
+  EXPECT_TRAPEZE_ERROR(untiled.validate(unsharp()), "group 3 [sharpen] gives vector_bytes",
+                       "a lone untiled stage");
+}
+
 TEST(ScheduleErrors, ParallelTileDimsOutOfRange) {
   Schedule s = fused();
   s.groups[0].parallel_tile_dims = 4;
@@ -245,6 +260,12 @@ TEST(ScheduleJsonErrors, WrongTypes) {
       "groups[0].inner_tile_sizes[0]: expected a positive integer (at most 1073741824), got 2.5");
   EXPECT_TRAPEZE_ERROR(Schedule::from_json(R"({"groups": [{"stages": ["a"], "vectorize": 1}]})"),
                        "groups[0].vectorize: expected true or false, got 1");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [{"stages": ["a"], "vector_bytes": {"a": 48}}]})"),
+      "groups[0].vector_bytes.a: expected 16, 32 or 64, got 48");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [{"stages": ["a"], "vector_bytes": [32]}]})"),
+      "groups[0].vector_bytes: expected an object");
   EXPECT_TRAPEZE_ERROR(
       Schedule::from_json(R"({"groups": [{"stages": ["a"], "shape": "trapezoid"}]})"),
       "groups[0].shape: expected \"scalene\", \"polymage\" or \"rectangle\", got \"trapezoid\"");

@@ -82,6 +82,7 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
   // Whether a reduction joins its consumer's group comes from a generator of
   // its own, so that the other draws of a seed stay what they were.
   FuzzRng reductions(rp.seed ^ 0x2545f4914f6cdd1dull);
+  FuzzRng widths(rp.seed ^ 0x9e3779b97f4a7c15ull); // vector_bytes: a stream of its own too
   for (const FunctionPtr& consumer : stages) {
     if (is_reduction(*consumer)) continue;
     for (const FunctionPtr& producer : p.producer_stages(*consumer)) {
@@ -141,6 +142,12 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
     g.intra_tile_fusion = rng.chance(0.5);
     // From the reductions' own stream, so that every seed keeps its other draws.
     if (reduction) g.reassociate_float_sums = reductions.chance(0.5);
+    // A nest of a fused or tiled group in narrower vectors now and then (the
+    // results must not change).
+    if ((tiled || !single) && widths.chance(0.3))
+      g.vector_bytes[g.stages[static_cast<std::size_t>(
+          widths.uniform(0, static_cast<std::int64_t>(g.stages.size()) - 1))]] =
+          static_cast<int>(std::int64_t{16} << widths.uniform(0, 2));
     // Unset (the default) half the time, else any schedule.
     if (rng.chance(0.5)) {
       constexpr ParallelSchedule kinds[] = {ParallelSchedule::Static, ParallelSchedule::Dynamic,

@@ -5,6 +5,7 @@
 #include "app.h"
 #include "autoschedule/cpu_cost_model.h"
 #include "autoschedule/dp_grouping.h"
+#include "autoschedule/group_decision.h"
 #include "autoschedule/group_facts.h"
 #include "autoschedule/inlining.h"
 #include "autoschedule/pipeline_model.h"
@@ -440,6 +441,45 @@ TEST(CpuCostModel, AGroupThatRecomputesAStencilStreamsWholeRows) {
   EXPECT_THAT(strips.group.reasons, Contains(HasSubstr("a strip of them recomputes")));
   EXPECT_THAT(strips.group.reasons,
               Not(Contains(HasSubstr("it recomputes a stencil rather than store it"))));
+}
+
+// A live-out's nest that streams memory with little arithmetic gets 32-byte
+// vectors on a machine with 64-byte ones, the reason in the schedule; a nest
+// on a machine with 32-byte vectors, and a nest storing 8-bit elements, keep
+// the widest.
+TEST(GroupDecision, ANestThatStreamsMemoryGetsNarrowerVectors) {
+  const Pipeline blur = apps::find_app("blur").build();
+  const autoschedule::PipelineModel blur_model(blur, {});
+  MachineModel machine;
+  machine.cores = 2;
+  machine.vector_bytes = 64;
+  const std::vector<int> blur_group = {blur_model.index_of("blurx"), blur_model.index_of("blury")};
+  const autoschedule::GroupDecision narrowed =
+      autoschedule::CpuCostModel(blur_model, {}, machine).evaluate(blur_group);
+  ASSERT_TRUE(narrowed.valid) << narrowed.why_invalid;
+  EXPECT_EQ(narrowed.group.vector_bytes, (std::map<std::string, int>{{"blury", 32}}));
+  EXPECT_THAT(narrowed.group.reasons,
+              Contains(HasSubstr("blury in vectors of 32 bytes: its nest computes 2.62 operations "
+                                 "a byte it moves to or from memory, within the 3")));
+  machine.vector_bytes = 32;
+  EXPECT_TRUE(autoschedule::CpuCostModel(blur_model, {}, machine)
+                  .evaluate(blur_group)
+                  .group.vector_bytes.empty());
+  machine.vector_bytes = 64;
+
+  // The camera pipeline's output: 8-bit elements at 1 operation a byte.
+  const Pipeline camera = apps::find_app("camera_pipe").build();
+  const autoschedule::PipelineModel camera_model(camera, {});
+  const int process = camera_model.index_of("process");
+  const std::vector<int> members = {camera_model.index_of("corrected"), process};
+  const autoschedule::GroupFacts facts =
+      autoschedule::group_facts(camera_model, members, true, machine.ops_per_byte);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  const std::size_t m = static_cast<std::size_t>(
+      std::find(facts.members.begin(), facts.members.end(), process) - facts.members.begin());
+  ASSERT_LT(m, facts.members.size());
+  EXPECT_LE(facts.inlining[m].operations, machine.ops_per_byte * facts.inlining[m].memory_bytes);
+  EXPECT_EQ(autoschedule::narrow_vector_bytes(camera_model, facts, m, machine), 0);
 }
 
 TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {

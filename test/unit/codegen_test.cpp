@@ -356,6 +356,52 @@ TEST(CppText, OutlinedNestsAreFunctionsOfTheirOwn) {
   }
 }
 
+// A nest the schedule narrows (vector_bytes) is compiled with GCC's
+// prefer-vector-width: its loops use 32-byte registers where the file's
+// flags ask for 64-byte ones, and the other nest's keep them.
+TEST(Compiled, ANestsVectorBytesNarrowItsVectors) {
+  if (std::system("g++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "g++ not found";
+  const Pipeline p = blur_pipeline();
+  Schedule s;
+  GroupSchedule g;
+  g.stages = {"blurx", "blury"};
+  g.tile_sizes = {8, 256};
+  g.vector_bytes = {{"blury", 32}};
+  s.groups = {g};
+  const std::string source = testing_support::generate_cpp(p, s).source;
+  EXPECT_THAT(source, HasSubstr("__attribute__((noinline)) TZ_VECTOR_BITS(256) void tile_blury("));
+  EXPECT_THAT(source, HasSubstr("__attribute__((noinline)) void tile_blurx("));
+  char dir[] = "/tmp/trapeze_codegen_width_XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  const std::string src = std::string(dir) + "/gen.cpp", assembly = std::string(dir) + "/gen.s";
+  std::ofstream(src) << source;
+  const std::string cmd = "g++ -O3 -march=x86-64-v4 -mprefer-vector-width=512 -fopenmp -S -o " +
+                          assembly + " " + src + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  // A function's instructions: from its label (a line "_Z...tile_blury...:")
+  // to its .cfi_endproc.
+  const auto body_of = [&](const std::string& name) {
+    std::istringstream in(read_file(assembly));
+    std::string line, body;
+    bool inside = false;
+    while (std::getline(in, line)) {
+      if (!inside && line.rfind("_Z", 0) == 0 && line.back() == ':' &&
+          line.find(name) != std::string::npos)
+        inside = true;
+      else if (inside && line.find(".cfi_endproc") != std::string::npos)
+        break;
+      else if (inside)
+        body += line + "\n";
+    }
+    return body;
+  };
+  const std::string blurx = body_of("tile_blurx"), blury = body_of("tile_blury");
+  EXPECT_THAT(blurx, HasSubstr("%zmm"));
+  EXPECT_THAT(blury, HasSubstr("%ymm"));
+  EXPECT_THAT(blury, Not(HasSubstr("%zmm")));
+  std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
 // A context that prints names as they are and loads as `img[i]`, with locals
 // t, t2, ... or named after their base.
 struct ValueContext {

@@ -28,6 +28,7 @@ void expect_same(const Schedule& expected, const Schedule& actual) {
     EXPECT_EQ(a.parallel_tile_dims, b.parallel_tile_dims);
     EXPECT_EQ(a.parallel_schedule, b.parallel_schedule);
     EXPECT_EQ(a.vectorize, b.vectorize);
+    EXPECT_EQ(a.vector_bytes, b.vector_bytes);
     EXPECT_EQ(a.intra_tile_fusion, b.intra_tile_fusion);
     EXPECT_EQ(a.reassociate_float_sums, b.reassociate_float_sums);
     EXPECT_EQ(a.reasons, b.reasons);
@@ -185,6 +186,7 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
                       2,
                       ParallelSchedule::Static,
                       true,
+                      {},
                       true,
                       false,
                       {}});
@@ -194,14 +196,26 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
   expect_round_trip(b);
   b.groups[0].reassociate_float_sums = true;
   expect_round_trip(b);
+  b.groups[0].vector_bytes = {{"blury", 32}, {"blurx", 16}};
+  EXPECT_NO_THROW(b.validate(blur));
+  expect_round_trip(b);
 
   const Pipeline harris = apps::find_app("harris").build();
   Schedule fused;
   std::vector<std::string> all;
   for (const auto& stage : harris.stages())
     all.push_back(stage->name());
-  fused.groups.push_back(
-      {all, {32, 256}, TileShape::PolyMage, {}, 1, std::nullopt, true, true, false, {"all of it"}});
+  fused.groups.push_back({all,
+                          {32, 256},
+                          TileShape::PolyMage,
+                          {},
+                          1,
+                          std::nullopt,
+                          true,
+                          {},
+                          true,
+                          false,
+                          {"all of it"}});
   EXPECT_NO_THROW(fused.validate(harris));
   expect_round_trip(fused);
 }
