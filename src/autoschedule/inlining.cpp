@@ -157,12 +157,19 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
     return std::all_of(stage.in_edges.begin(), stage.in_edges.end(),
                        [&](std::size_t e) { return reads_at_own_scale(&model.edges()[e]); });
   };
+  // The bytes a point of member c moves to or from memory when it reads
+  // `reads` from outside the group: those, and its own element if a live-out.
+  const auto memory_bytes = [&](std::size_t c,
+                                const std::vector<std::pair<const void*, int>>& reads) {
+    double bytes = live_out[c] ? model.stage(members[c]).bytes : 0;
+    for (const auto& read_from : reads)
+      bytes += read_from.second;
+    return bytes;
+  };
   // Rule (v): the operations a point of consumer c computes, a byte it
   // moves to or from memory, with m inlined into it.
   const auto intensity_inlined = [&](std::size_t m, std::size_t c) {
-    double bytes = live_out[c] ? model.stage(members[c]).bytes : 0;
-    for (const auto& read_from : outside_with(c, m))
-      bytes += read_from.second;
+    const double bytes = memory_bytes(c, outside_with(c, m));
     const double t = taps[at(m, c)];
     const double operations = arithmetic[c] - t + t * arithmetic[m];
     return bytes > 0 ? operations / bytes : std::numeric_limits<double>::infinity();
@@ -241,9 +248,7 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
   }
   for (std::size_t m = 0; m < n; ++m) {
     rule[m].operations = arithmetic[m];
-    rule[m].memory_bytes = live_out[m] ? model.stage(members[m]).bytes : 0;
-    for (const auto& read_from : outside[m])
-      rule[m].memory_bytes += read_from.second;
+    rule[m].memory_bytes = memory_bytes(m, outside[m]);
   }
   return rule;
 }
