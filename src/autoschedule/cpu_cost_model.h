@@ -13,7 +13,10 @@
 // stored stages lie at several scales along the rows keeps its rows whole
 // (strips; spans_scales_along_rows), and so does one whose strip of whole
 // rows, sized by the same budget, fits the cache and recomputes at most 15%
-// (LevelChoice::few_halo_rows). The L1 tile is kept if it is accepted
+// (LevelChoice::few_halo_rows). A tile that still recomputes more than 15%
+// grows until it recomputes no more, while the buffers it writes and reads
+// back stay within the budget; the live-ins it re-reads may not
+// (LevelChoice::grown_from_overlap). The L1 tile is kept if it is accepted
 // with full-length rows and eq. 2 does not price the L2 tile lower (Alg. 2 keeps any accepted L1
 // tile); otherwise the L2 tile, with the L1 tiles inside it as inner tiles when multi-level tiling
 // is on (Alg. 4).
@@ -62,6 +65,9 @@ public:
     /// Rows whole because a strip of them recomputes little
     /// (docs/autoschedule.md, "Strips where they recompute little").
     bool few_halo_rows = false;
+    /// Where the tile grew past the budget because the tile it bought
+    /// recomputed more than a strip may: that tile's overlap (else 0).
+    double grown_from_overlap = 0;
   };
   /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the
   /// dimensions marked in `whole` spanned whole.

@@ -220,8 +220,9 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     for (double e : entry.extents)
       points *= e;
     t.live_in_bytes += points * entry.bytes;
-    if (facts.read_back(entry.producer)) t.cached_bytes += points * entry.bytes;
+    if (facts.read_back(entry.producer)) t.live_in_read_back_bytes += points * entry.bytes;
   }
+  t.cached_bytes += t.live_in_read_back_bytes;
   return t;
 }
 

@@ -33,6 +33,9 @@ struct TileMetrics {
   /// its cached members' buffers (GroupFacts::cached) and the regions of the
   /// live-ins two of its nests load (GroupFacts::live_ins_read_back).
   double cached_bytes = 0;
+  /// The live-ins' share of cached_bytes: data the tile reads from outside
+  /// the group and re-reads, from the next cache level where it was evicted.
+  double live_in_read_back_bytes = 0;
   std::vector<double> region_points; ///< per member: its region in the mean tile
 
   /// Paper 001's relative overlap, eq. 2's overlap component: redundant over

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <random>
@@ -42,6 +43,26 @@ using testing::HasSubstr;
 using testing::Not;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
+
+// The machine the cost model's tests price for: two cores with 1 MiB of L2
+// each and 64-byte vectors (this project's AMD guest).
+MachineModel two_cores_with_1_mib_l2() {
+  MachineModel machine;
+  machine.cores = 2;
+  machine.l2_bytes = 1024 * 1024;
+  machine.vector_bytes = 64;
+  return machine;
+}
+
+// The stages named, as a sorted group of the model's indices.
+std::vector<int> members_named(const autoschedule::PipelineModel& model,
+                               std::initializer_list<const char*> names) {
+  std::vector<int> members;
+  for (const char* name : names)
+    members.push_back(model.index_of(name));
+  std::sort(members.begin(), members.end());
+  return members;
+}
 
 // A random DAG of n vertices in topological order: each vertex after the
 // first reads one to three earlier ones.
@@ -571,15 +592,10 @@ TEST(CpuCostModel, BuffersWithTheirHalosFitTheBudget) {
   // until the buffers, halos included, are within a quarter of the budget.
   const Pipeline p = apps::find_app("mg_jacobi3d_v_444").build();
   const autoschedule::PipelineModel model(p, {});
-  MachineModel machine;
-  machine.cores = 2;
-  machine.l2_bytes = 1024 * 1024;
-  machine.vector_bytes = 64;
+  const MachineModel machine = two_cores_with_1_mib_l2();
   const autoschedule::CpuCostModel cpu(model, {}, machine);
-  std::vector<int> members;
-  for (const char* name : {"w_jacobi_L3_0", "w_jacobi_L3_1", "w_jacobi_L3_2", "w_jacobi_L3_3"})
-    members.push_back(model.index_of(name));
-  std::sort(members.begin(), members.end());
+  const std::vector<int> members =
+      members_named(model, {"w_jacobi_L3_0", "w_jacobi_L3_1", "w_jacobi_L3_2", "w_jacobi_L3_3"});
   const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
   ASSERT_TRUE(facts.ok) << facts.why;
   ASSERT_EQ(facts.space.size(), 3u);
@@ -590,6 +606,48 @@ TEST(CpuCostModel, BuffersWithTheirHalosFitTheBudget) {
   EXPECT_LT(choice.tile.tiles[0] * choice.tile.tiles[1] * choice.tile.tiles[2] *
                 autoschedule::cached_bytes_per_point(model, facts),
             0.8 * choice.budget);
+}
+
+TEST(CpuCostModel, ATileThatRecomputesMuchGrowsUntilItRecomputesLittle) {
+  // Two smoothing steps at the 3-D V-cycle's finest level (257^3 doubles):
+  // the tile the budget buys (its first step's buffer and the right-hand
+  // side both steps load) is 9 x 9 whole rows, and its first step computes
+  // a halo on two sides in two dimensions: 25% recomputed. It grows until
+  // it recomputes at most 15%, its first step's buffer within the budget
+  // (with its halos, as any tile's); the right-hand side it re-reads does
+  // not fit beside it.
+  const Pipeline p = apps::find_app("mg_jacobi3d_v_444").build();
+  const autoschedule::PipelineModel model(p, {});
+  const MachineModel machine = two_cores_with_1_mib_l2();
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  const std::vector<int> members = members_named(model, {"w_jacobi_L3_0", "w_jacobi_L3_1"});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {false, false, false});
+  EXPECT_GT(choice.grown_from_overlap, 0.15);
+  EXPECT_LE(choice.tile.overlap(), 0.15 + 1e-9);
+  EXPECT_TRUE(choice.accepted);
+  const double written = choice.tile.cached_bytes - choice.tile.live_in_read_back_bytes;
+  EXPECT_LE(written, 1.25 * choice.budget);
+  EXPECT_GT(choice.tile.cached_bytes, 1.25 * choice.budget);
+  EXPECT_EQ(choice.tile.tiles[2], 257); // rows whole, as before it grew
+  // One step more would have recomputed more than 15%.
+  const autoschedule::TileMetrics smaller = autoschedule::measure_tile(
+      model, facts, {choice.tile.tiles[0] - 1, choice.tile.tiles[1] - 1, 257});
+  EXPECT_GT(smaller.overlap(), 0.15);
+  const autoschedule::GroupDecision d = cpu.evaluate(members);
+  ASSERT_TRUE(d.valid) << d.why_invalid;
+  EXPECT_EQ(d.group.tile_sizes, choice.tile.tiles);
+  EXPECT_THAT(d.group.reasons, Contains(HasSubstr("tiles grown")));
+
+  // A group that recomputes little at the budget's tile keeps it: unsharp's.
+  const Pipeline unsharp = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel unsharp_model(unsharp, {});
+  const autoschedule::CpuCostModel unsharp_cpu(unsharp_model, {}, machine);
+  const autoschedule::GroupDecision kept = unsharp_cpu.evaluate(
+      members_named(unsharp_model, {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"}));
+  ASSERT_TRUE(kept.valid) << kept.why_invalid;
+  EXPECT_THAT(kept.group.reasons, Not(Contains(HasSubstr("tiles grown"))));
 }
 
 TEST(CpuCostModel, AGroupAcrossScalesAlongTheRowsKeepsThemWhole) {
@@ -704,10 +762,8 @@ TEST(TileMetrics, ATileCachesWhatItReadsBack) {
   // mask is the live-out.
   const Pipeline unsharp = apps::find_app("unsharp").build();
   const autoschedule::PipelineModel model(unsharp, {});
-  std::vector<int> members;
-  for (const char* name : {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"})
-    members.push_back(model.index_of(name));
-  std::sort(members.begin(), members.end());
+  const std::vector<int> members =
+      members_named(model, {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"});
   const autoschedule::GroupFacts group = autoschedule::group_facts(model, members, true, 3);
   ASSERT_TRUE(group.ok) << group.why;
   const auto member = [&](const char* name) {
