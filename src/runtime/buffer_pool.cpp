@@ -3,7 +3,10 @@
 
 #include "trapeze/error.h"
 
+#include <cstdint>
 #include <cstdlib>
+
+#include <unistd.h>
 
 namespace trapeze::runtime {
 
@@ -16,24 +19,49 @@ BufferPool::~BufferPool() {
 
 void* BufferPool::allocate(std::size_t bytes) {
   const std::size_t size = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-  std::lock_guard<std::mutex> lock(mutex_);
   void* block = nullptr;
-  std::size_t block_size = size;
-  // Reuse the smallest free block that fits, unless it would waste more than
-  // half of itself.
-  if (auto it = free_.lower_bound(size); it != free_.end() && it->first <= 2 * size) {
-    block = it->second;
-    block_size = it->first;
-    free_bytes_ -= block_size;
-    free_.erase(it);
-  } else {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t block_size = size;
+    // Reuse the smallest free block that fits, unless it would waste more
+    // than half of itself.
+    if (auto it = free_.lower_bound(size); it != free_.end() && it->first <= 2 * size) {
+      block = it->second;
+      block_size = it->first;
+      free_bytes_ -= block_size;
+      free_.erase(it);
+      in_use_.emplace(block, block_size);
+      in_use_bytes_ += block_size;
+      handed_out_since_idle_.insert(block);
+      return block;
+    }
     block = std::aligned_alloc(64, size);
     if (!block) return nullptr; // generated code reports the failure
+    in_use_.emplace(block, block_size);
+    in_use_bytes_ += block_size;
+    handed_out_since_idle_.insert(block);
   }
-  in_use_.emplace(block, block_size);
-  in_use_bytes_ += block_size;
-  handed_out_since_idle_.insert(block);
+  touch_every_page(block, size);
   return block;
+}
+
+// A new block's pages are touched once, when it is made. Its first user may
+// write only part of it (a smaller buffer reusing it within a run), and a
+// later run may hand it to a larger one: without this, that later run, the
+// second of a pipeline, faults on the pages the first left untouched
+// (27,685 faults, a 2-D V-cycle's second run 2-3x slower than its third).
+// Touched here, every page faults in the run that makes the block, and no
+// later run that reuses it faults.
+void BufferPool::touch_every_page(void* block, std::size_t size) {
+  static const std::size_t page = [] {
+    const long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? static_cast<std::size_t>(p) : std::size_t{4096};
+  }();
+  auto* const bytes = static_cast<volatile unsigned char*>(block);
+  bytes[0] = 0; // the page the block starts in; then each page that starts in it
+  const std::size_t first = (page - reinterpret_cast<std::uintptr_t>(block) % page) % page;
+  for (std::size_t offset = first; offset < size; offset += page)
+    bytes[offset] = 0;
 }
 
 void BufferPool::release(void* memory) {

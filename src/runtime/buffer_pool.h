@@ -65,6 +65,7 @@ private:
   void begin_run();
   void end_run();
   void return_unused_locked();
+  static void touch_every_page(void* block, std::size_t size);
 
   mutable std::mutex mutex_;
   std::multimap<std::size_t, void*> free_;          // by size

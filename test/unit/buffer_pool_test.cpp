@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace trapeze::runtime {
 namespace {
 
@@ -26,6 +29,27 @@ TEST(BufferPool, ReusesAReleasedBlockOfTheSameSize) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(pool.bytes_retained(), 0u);
   pool.release(b);
+}
+
+TEST(BufferPool, ANewBlockHasEveryPageInMemory) {
+  // A later run may hand the block to a larger buffer than its first user
+  // wrote: none of its pages may fault then (mincore: resident).
+  BufferPool pool;
+  const std::size_t bytes = 8 * 1024 * 1024 + 100;
+  void* block = pool.allocate(bytes);
+  ASSERT_NE(block, nullptr);
+  const long page = sysconf(_SC_PAGESIZE);
+  ASSERT_GT(page, 0);
+  const auto start = reinterpret_cast<std::uintptr_t>(block) / static_cast<std::uintptr_t>(page) *
+                     static_cast<std::uintptr_t>(page);
+  const std::size_t length = reinterpret_cast<std::uintptr_t>(block) + bytes - start;
+  const std::size_t pages =
+      (length + static_cast<std::size_t>(page) - 1) / static_cast<std::size_t>(page);
+  std::vector<unsigned char> resident(pages);
+  ASSERT_EQ(mincore(reinterpret_cast<void*>(start), length, resident.data()), 0);
+  for (std::size_t p = 0; p < pages; ++p)
+    ASSERT_TRUE(resident[p] & 1) << "page " << p << " of " << pages << " not in memory";
+  pool.release(block);
 }
 
 TEST(BufferPool, ReusesALargerBlockOnlyUpToTwiceTheRequest) {
