@@ -65,8 +65,8 @@ public:
     /// Rows whole because a strip of them recomputes little
     /// (docs/autoschedule.md, "Strips where they recompute little").
     bool few_halo_rows = false;
-    /// Where the tile grew past the budget because the tile it bought
-    /// recomputed more than a strip may: that tile's overlap (else 0).
+    /// Where the tile grew because the one the budget bought recomputed
+    /// more than a strip may: that tile's overlap (else 0).
     double grown_from_overlap = 0;
   };
   /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the

@@ -20,6 +20,7 @@ BufferPool::~BufferPool() {
 void* BufferPool::allocate(std::size_t bytes) {
   const std::size_t size = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
   void* block = nullptr;
+  bool made = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::size_t block_size = size;
@@ -30,18 +31,16 @@ void* BufferPool::allocate(std::size_t bytes) {
       block_size = it->first;
       free_bytes_ -= block_size;
       free_.erase(it);
-      in_use_.emplace(block, block_size);
-      in_use_bytes_ += block_size;
-      handed_out_since_idle_.insert(block);
-      return block;
+    } else {
+      block = std::aligned_alloc(64, size);
+      if (!block) return nullptr; // generated code reports the failure
+      made = true;
     }
-    block = std::aligned_alloc(64, size);
-    if (!block) return nullptr; // generated code reports the failure
     in_use_.emplace(block, block_size);
     in_use_bytes_ += block_size;
     handed_out_since_idle_.insert(block);
   }
-  touch_every_page(block, size);
+  if (made) touch_every_page(block, size); // outside the lock: other threads allocate meanwhile
   return block;
 }
 
