@@ -23,6 +23,10 @@ constexpr std::int64_t narrowest_innermost = 128;
 // strips and lose (docs/performance.md, "Strips where they recompute little").
 constexpr double strip_overlap_limit = 0.15;
 
+// How far a tile's buffers, with their halos, may exceed the budget the
+// volume was sized for (the volume leaves the halos out).
+constexpr double budget_slack = 1.25;
+
 double volume_of(const std::vector<std::int64_t>& tiles) {
   double v = 1;
   for (std::int64_t t : tiles)
@@ -164,7 +168,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // volume shrinks by the excess and the tile is sized again (twice at most).
   const auto fitted = [&](TileSizeRequest r) {
     const TileMetrics* t = &measure(compute_tile_sizes(r));
-    for (int tries = 0; tries < 2 && t->cached_bytes > choice.budget * 1.25; ++tries) {
+    for (int tries = 0; tries < 2 && t->cached_bytes > choice.budget * budget_slack; ++tries) {
       r.volume *= choice.budget / t->cached_bytes;
       t = &measure(compute_tile_sizes(r));
     }
@@ -217,7 +221,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
       const TileMetrics& t = measure(compute_tile_sizes(larger));
       if (t.tiles == choice.tile.tiles) continue; // rounding: the same tile again
       if (too_narrow(t.tiles) || t.redundant > volume_of(t.tiles) ||
-          t.cached_bytes - t.live_in_read_back_bytes > choice.budget * 1.25)
+          t.cached_bytes - t.live_in_read_back_bytes > choice.budget * budget_slack)
         break;
       choice.tile = t;
       choice.accepted = true;
