@@ -104,8 +104,9 @@ struct AutoScheduleOptions {
   /// Alg. 1) for pipelines of up to 24 stages, 16 for larger ones.
   int group_limit = 0;
   int group_limit_step = 2;
-  /// dp: above this many candidate groups evaluated in a round, the round is
-  /// repeated with a smaller group limit (so that no pipeline takes long).
+  /// dp: a round that meets more than this many distinct groups no earlier
+  /// round met is given up, before it prices any, and repeated least-first or
+  /// with a smaller group limit (so that no pipeline takes long).
   std::int64_t evaluation_budget = 6000;
   /// greedy: the one tile size of every group (per dimension, innermost last;
   /// a group with fewer dimensions takes the innermost ones) and the largest

@@ -38,9 +38,8 @@ Outcome run_dp(const PipelineModel& model, const AutoScheduleOptions& options,
   std::vector<std::vector<int>> consumers;
   for (const StageFacts& s : model.stages())
     consumers.push_back(s.consumers);
-  std::int64_t round_start = 0;
   DpBudget budget;
-  budget.exhausted = [&] { return cache.evaluated() - round_start > options.evaluation_budget; };
+  budget.new_groups = options.evaluation_budget;
   // No limit by default on small pipelines (Alg. 1 weighs every grouping);
   // larger ones start Alg. 5 at 16 stages a group, so that the search never
   // weighs groups of a hundred stages that tile badly anyway.
@@ -49,7 +48,7 @@ Outcome run_dp(const PipelineModel& model, const AutoScheduleOptions& options,
                                                                : first_round_limit;
   const IncrementalResult r = incremental_dp(
       stage_graph(consumers), [&](const std::vector<int>& stages) { return cache.cost(stages); },
-      limit, options.group_limit_step, budget, [&] { round_start = cache.evaluated(); });
+      limit, options.group_limit_step, budget);
   Outcome out;
   for (const std::vector<int>& group : r.groups)
     out.groups.push_back(cache.get(group));

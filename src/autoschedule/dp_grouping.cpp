@@ -19,15 +19,62 @@ bool test(const Bits& b, int v) {
 }
 void set(Bits& b, int v) { b[static_cast<std::size_t>(v) / 64] |= std::uint64_t{1} << (v % 64); }
 
-// For the memo's sets of finalized vertices (Bits) and the enumerator's
-// candidate groups (sorted vertex lists).
+// For the memo's sets of finalized vertices and the enumerator's groups (Bits),
+// and the groups a search met (sorted stage lists).
+template <typename Word> std::size_t hash_words(const Word* words, std::size_t count) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (std::size_t i = 0; i < count; ++i)
+    h = (h ^ static_cast<std::uint64_t>(words[i])) * 0x100000001b3ull + (h >> 29);
+  // Mixed, so that the low bits (BitsSet's slot) depend on every word's bits.
+  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+  return static_cast<std::size_t>(h ^ (h >> 33));
+}
 struct WordsHash {
   template <typename Words> std::size_t operator()(const Words& words) const {
-    std::uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (auto w : words)
-      h = (h ^ static_cast<std::uint64_t>(w)) * 0x100000001b3ull + (h >> 29);
-    return static_cast<std::size_t>(h);
+    return hash_words(words.data(), words.size());
   }
+};
+
+// A set of vertex sets (Bits of one length): open addressing over one pool
+// of words, as the enumerator meets each candidate several times and keeps
+// hundreds of thousands on large rounds.
+class BitsSet {
+public:
+  explicit BitsSet(std::size_t words) : words_(words), slots_(64, 0) {}
+
+  /// true if `key` was not in the set.
+  bool insert(const Bits& key) {
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    std::size_t i = slot_of(key.data());
+    if (slots_[i] != 0) return false;
+    pool_.insert(pool_.end(), key.begin(), key.end());
+    slots_[i] = static_cast<std::uint32_t>(++count_);
+    return true;
+  }
+
+private:
+  const std::uint64_t* key_at(std::uint32_t slot) const {
+    return pool_.data() + (slot - 1) * words_;
+  }
+  // The slot holding `key`, or the empty one where it goes.
+  std::size_t slot_of(const std::uint64_t* key) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash_words(key, words_) & mask;
+    while (slots_[i] != 0 && !std::equal(key, key + words_, key_at(slots_[i])))
+      i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<std::uint32_t> old = std::move(slots_);
+    slots_.assign(old.size() * 2, 0);
+    for (std::uint32_t slot : old)
+      if (slot != 0) slots_[slot_of(key_at(slot))] = slot;
+  }
+
+  std::size_t words_;
+  std::vector<std::uint64_t> pool_;
+  std::vector<std::uint32_t> slots_; ///< 1 + the key's index in the pool; 0: empty
+  std::size_t count_ = 0;
 };
 
 // The candidate groups from the finalized set `done` (see the header): the
@@ -38,19 +85,25 @@ struct WordsHash {
 // set is reached this way (a vertex of it next to the part grown so far is a
 // successor of that part, or it would be an ancestor already in it), each is
 // kept once, and one that needs a vertex below r is left to that vertex's turn.
+// Sets are bit sets while growing (the enumeration dominates large rounds);
+// the candidates come out as sorted vertex lists, in the order first met.
 class CandidateEnumerator {
 public:
   CandidateEnumerator(const VertexGraph& g, const Bits& done, int limit, bool least_first,
                       std::size_t cap)
-      : g_(g), done_(done), limit_(limit), least_first_(least_first), cap_(cap) {}
+      : g_(g), done_(done), limit_(limit), least_first_(least_first), cap_(cap),
+        seen_(done.size()) {}
 
   /// The candidates; `overflow` set if there were more than the cap.
   std::vector<std::vector<int>> run(bool& overflow) {
     for (int r = 0; r < g_.size() && !overflow_; ++r) {
       if (test(done_, r) || !ready(r)) continue;
+      // (Groups of different seeds differ in their least vertex: one set
+      // of those seen serves them all.)
       seed_ = r;
-      seen_.clear();
-      grow({r});
+      Bits start(done_.size(), 0);
+      set(start, r);
+      grow(start, 1);
       if (least_first_) break; // only groups of the least unfinalized vertex
     }
     overflow = overflow_;
@@ -63,37 +116,44 @@ private:
     return std::all_of(preds.begin(), preds.end(), [&](int p) { return test(done_, p); });
   }
 
-  // `group` (sorted) with `v` and v's unfinalized ancestors; empty if one of
-  // them lies below the seed or the result exceeds the limit.
-  std::vector<int> with_ancestors(const std::vector<int>& group, int v) const {
-    std::vector<int> out = group, stack = {v};
-    while (!stack.empty()) {
-      const int u = stack.back();
-      stack.pop_back();
-      if (std::binary_search(out.begin(), out.end(), u)) continue;
-      if (u < seed_) return {};
-      out.insert(std::upper_bound(out.begin(), out.end(), u), u);
-      if (limit_ > 0 && static_cast<int>(out.size()) > limit_) return {};
+  // `group` (of `size` vertices) with `v` and v's unfinalized ancestors, into
+  // `out`; false if one of them lies below the seed or the result exceeds
+  // the limit.
+  bool with_ancestors(const Bits& group, int size, int v, Bits& out, int& out_size) {
+    out = group;
+    out_size = size;
+    stack_.assign(1, v);
+    while (!stack_.empty()) {
+      const int u = stack_.back();
+      stack_.pop_back();
+      if (test(out, u)) continue;
+      if (u < seed_) return false;
+      set(out, u);
+      if (++out_size > limit_ && limit_ > 0) return false;
       for (int p : g_.preds[static_cast<std::size_t>(u)])
-        if (!test(done_, p)) stack.push_back(p);
+        if (!test(done_, p)) stack_.push_back(p);
     }
-    return out;
+    return true;
   }
 
-  void grow(const std::vector<int>& group) {
-    if (!seen_.insert(group).second) return;
+  void grow(const Bits& group, int size) {
+    if (!seen_.insert(group)) return;
     if (out_.size() >= cap_) {
       overflow_ = true;
       return;
     }
-    out_.push_back(group);
-    if (limit_ > 0 && static_cast<int>(group.size()) >= limit_) return;
-    for (int v : group)
+    std::vector<int> vertices;
+    for (int v = seed_; v < g_.size(); ++v)
+      if (test(group, v)) vertices.push_back(v);
+    out_.push_back(vertices); // (a copy: the recursion below appends to out_)
+    if (limit_ > 0 && size >= limit_) return;
+    Bits bigger;
+    int bigger_size = 0;
+    for (int v : vertices)
       for (int s : g_.succs[static_cast<std::size_t>(v)]) {
         if (overflow_) return;
-        if (std::binary_search(group.begin(), group.end(), s)) continue;
-        std::vector<int> bigger = with_ancestors(group, s);
-        if (!bigger.empty()) grow(bigger);
+        if (test(group, s)) continue;
+        if (with_ancestors(group, size, s, bigger, bigger_size)) grow(bigger, bigger_size);
       }
   }
 
@@ -104,7 +164,8 @@ private:
   const std::size_t cap_;
   bool overflow_ = false;
   int seed_ = 0;
-  std::unordered_set<std::vector<int>, WordsHash> seen_;
+  BitsSet seen_;
+  std::vector<int> stack_;
   std::vector<std::vector<int>> out_;
 };
 
@@ -197,8 +258,21 @@ VertexGraph coalesce(const VertexGraph& graph, const std::vector<std::vector<int
   return out;
 }
 
-DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int group_limit,
-                     DpOrder order, const DpBudget& budget) {
+bool ReachedGroups::add(const std::vector<int>& stages) { return groups_.insert(stages).second; }
+
+std::size_t ReachedGroups::Hash::operator()(const std::vector<int>& stages) const {
+  return WordsHash{}(stages);
+}
+
+namespace {
+
+// Alg. 1's states from the empty set, in an order that depends on the graph
+// alone: a state's candidates in turn, each after the state it leads to.
+// With `cost`, the minimum; without, only the walk, to learn whether the
+// round fits its budget before a group is priced (`reached` gains the
+// groups it meets, as a priced walk would have priced them).
+DpResult walk(const VertexGraph& graph, const GroupCostFn* cost, int group_limit, DpOrder order,
+              const DpBudget& budget, ReachedGroups& reached) {
   DpResult result;
   const int n = graph.size();
   const std::size_t words = (static_cast<std::size_t>(n) + 63) / 64;
@@ -225,6 +299,7 @@ DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int grou
   };
   std::vector<Frame> stack;
   bool overflow = false;
+  std::int64_t new_groups = 0;
   const auto push = [&](Bits done) {
     Frame f;
     f.candidates = CandidateEnumerator(graph, done, group_limit, order == DpOrder::LeastFirst,
@@ -241,8 +316,7 @@ DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int grou
   }
   push(Bits(words, 0));
   while (!stack.empty()) {
-    if (overflow || result.candidates > budget.candidates ||
-        (budget.exhausted && budget.exhausted()))
+    if (overflow || result.candidates > budget.candidates || new_groups > budget.new_groups)
       return result;
     Frame& f = stack.back();
     if (f.next == f.candidates.size()) {
@@ -266,7 +340,12 @@ DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int grou
       rest = it->second.cost;
     }
     ++result.candidates;
-    const double total = cost(stages_of(candidate)) + rest;
+    double total = rest;
+    if (cost) {
+      total += (*cost)(stages_of(candidate));
+    } else if (reached.add(stages_of(candidate))) {
+      ++new_groups;
+    }
     if (total < f.best.cost) {
       f.best.cost = total;
       f.best.choice = candidate;
@@ -289,33 +368,43 @@ DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int grou
   return result;
 }
 
+} // namespace
+
+DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int group_limit,
+                     DpOrder order, const DpBudget& budget, ReachedGroups* reached) {
+  ReachedGroups own;
+  ReachedGroups& groups = reached ? *reached : own;
+  // The walk without prices first: a round too large for its budget is
+  // given up having priced nothing (pricing is nearly all of a walk's time).
+  const DpResult unpriced = walk(graph, nullptr, group_limit, order, budget, groups);
+  if (!unpriced.complete) return unpriced;
+  return walk(graph, &cost, group_limit, order, budget, groups);
+}
+
 IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,
-                                 int initial_limit, int step, const DpBudget& budget,
-                                 const std::function<void()>& start_round) {
+                                 int initial_limit, int step, const DpBudget& budget) {
   IncrementalResult out;
+  ReachedGroups reached;
   const auto accumulate = [&](const DpResult& r) {
     out.states += r.states;
     out.candidates += r.candidates;
   };
   // One round: exact if it fits the budget, else least-first.
   const auto round = [&](const VertexGraph& g, int limit) {
-    if (start_round) start_round();
-    DpResult r = dp_grouping(g, cost, limit, DpOrder::Exact, budget);
+    DpResult r = dp_grouping(g, cost, limit, DpOrder::Exact, budget, &reached);
     accumulate(r);
     if (r.complete) return r;
     out.least_first = true;
-    if (start_round) start_round();
     // Least-first with one vertex a group is a single path, which no budget
     // can make shorter: it always runs to the end.
     DpBudget unlimited;
     unlimited.candidates = std::numeric_limits<std::int64_t>::max();
-    r = dp_grouping(g, cost, limit, DpOrder::LeastFirst, limit <= 1 ? unlimited : budget);
+    r = dp_grouping(g, cost, limit, DpOrder::LeastFirst, limit <= 1 ? unlimited : budget, &reached);
     accumulate(r);
     return r;
   };
   if (initial_limit <= 0) {
-    if (start_round) start_round();
-    const DpResult whole = dp_grouping(graph, cost, 0, DpOrder::Exact, budget);
+    const DpResult whole = dp_grouping(graph, cost, 0, DpOrder::Exact, budget, &reached);
     accumulate(whole);
     if (whole.complete) {
       out.groups = coalesce(graph, whole.groups).stages;

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <unordered_set>
 #include <vector>
 
 namespace trapeze::autoschedule {
@@ -72,15 +73,34 @@ enum class DpOrder { Exact, LeastFirst };
 
 /// When dp_grouping gives up (incomplete).
 struct DpBudget {
-  std::int64_t candidates = 300'000;          ///< candidate groups costed in all
+  std::int64_t candidates = 300'000;          ///< candidate groups weighed in all
   std::size_t candidates_per_state = 100'000; ///< candidates one state may offer
-  std::function<bool()> exhausted;            ///< e.g. too many distinct groups evaluated
+  /// Distinct groups a round may meet that no earlier round of the search met.
+  std::int64_t new_groups = std::numeric_limits<std::int64_t>::max();
+};
+
+/// The groups (sorted stage lists) the rounds of one search have met, priced
+/// or not: a round's budget counts only the groups it adds.
+class ReachedGroups {
+public:
+  bool add(const std::vector<int>& stages); ///< true if it is new
+  std::size_t size() const { return groups_.size(); }
+
+private:
+  struct Hash {
+    std::size_t operator()(const std::vector<int>& stages) const;
+  };
+  std::unordered_set<std::vector<int>, Hash> groups_;
 };
 
 /// Alg. 1 (exact form above) over `graph`; groups of at most `group_limit`
-/// vertices (0: no limit).
+/// vertices (0: no limit). The states are first walked without pricing a
+/// group (the walk does not depend on the costs), so that a round over its
+/// budget gives up having called `cost` never; `reached` (if given) is the
+/// search's record of the groups met so far, which the walk extends.
 DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int group_limit,
-                     DpOrder order = DpOrder::Exact, const DpBudget& budget = {});
+                     DpOrder order = DpOrder::Exact, const DpBudget& budget = {},
+                     ReachedGroups* reached = nullptr);
 
 /// What Alg. 5 did.
 struct IncrementalResult {
@@ -97,10 +117,9 @@ struct IncrementalResult {
 /// of the graph coalesced so far, until a limit spans the whole graph, then
 /// one round without a limit on what is left; rounds stop early when one
 /// merges nothing. A round that exceeds the budget runs again least-first,
-/// and if that does too, with half the limit. `start_round` is called before each attempt
-/// (to reset the counter behind budget.exhausted).
+/// and if that does too, with half the limit; budget.new_groups counts, per
+/// attempt, the groups no earlier attempt met.
 IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,
-                                 int initial_limit, int step, const DpBudget& budget,
-                                 const std::function<void()>& start_round = {});
+                                 int initial_limit, int step, const DpBudget& budget);
 
 } // namespace trapeze::autoschedule

@@ -276,6 +276,56 @@ TEST(DpGrouping, FallsBackWhenTheBudgetRunsOut) {
   EXPECT_TRUE(valid_grouping(g, r.groups));
 }
 
+TEST(DpGrouping, ARoundOverItsBudgetPricesNoGroup) {
+  std::mt19937 rng(12);
+  const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
+  int priced = 0;
+  const autoschedule::GroupCostFn inner = random_cost(1);
+  const auto cost = [&](const std::vector<int>& s) {
+    ++priced;
+    return inner(s);
+  };
+  autoschedule::DpBudget few_groups;
+  few_groups.new_groups = 5;
+  EXPECT_FALSE(
+      autoschedule::dp_grouping(g, cost, 0, autoschedule::DpOrder::Exact, few_groups).complete);
+  autoschedule::DpBudget few_candidates;
+  few_candidates.candidates = 3;
+  EXPECT_FALSE(
+      autoschedule::dp_grouping(g, cost, 0, autoschedule::DpOrder::Exact, few_candidates).complete);
+  EXPECT_EQ(priced, 0);
+  // Within its budget it prices every group it weighs, each as often as the
+  // walk meets it.
+  EXPECT_TRUE(autoschedule::dp_grouping(g, cost, 0).complete);
+  EXPECT_GT(priced, 0);
+}
+
+TEST(DpGrouping, TheBudgetCountsTheGroupsNoEarlierRoundMet) {
+  std::mt19937 rng(12);
+  const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
+  const autoschedule::GroupCostFn cost = random_cost(1);
+  autoschedule::ReachedGroups all;
+  ASSERT_TRUE(
+      autoschedule::dp_grouping(g, cost, 0, autoschedule::DpOrder::Exact, {}, &all).complete);
+  const auto every_group = static_cast<std::int64_t>(all.size());
+  ASSERT_GT(every_group, 8);
+  // A round cut short after 5 new groups met 6; a second round over the same
+  // graph then finds every_group - 6 new ones: a budget of that completes,
+  // one fewer does not.
+  const auto round = [&](autoschedule::ReachedGroups& reached, std::int64_t new_groups) {
+    autoschedule::DpBudget budget;
+    budget.new_groups = new_groups;
+    return autoschedule::dp_grouping(g, cost, 0, autoschedule::DpOrder::Exact, budget, &reached)
+        .complete;
+  };
+  for (const std::int64_t second : {every_group - 6, every_group - 7}) {
+    autoschedule::ReachedGroups reached;
+    EXPECT_FALSE(round(reached, 5));
+    EXPECT_EQ(reached.size(), 6u);
+    EXPECT_EQ(round(reached, second), second == every_group - 6) << second;
+  }
+}
+
 // The tile-size model (Alg. 2's ComputeTileSizes), computed by hand.
 TEST(TileSizes, WholeRowsAndReuseWeightedOuterDimensions) {
   // Unsharp at 2832 x 4256 x 3 in 512 KiB at 12 bytes a point: 43690 points;
