@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace trapeze::autoschedule {
 

@@ -96,7 +96,7 @@ private:
 /// Alg. 1 (exact form above) over `graph`; groups of at most `group_limit`
 /// vertices (0: no limit). The states are first walked without pricing a
 /// group (the walk does not depend on the costs), so that a round over its
-/// budget gives up having called `cost` never; `reached` (if given) is the
+/// budget gives up without calling `cost`; `reached` (if given) is the
 /// search's record of the groups met so far, which the walk extends.
 DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int group_limit,
                      DpOrder order = DpOrder::Exact, const DpBudget& budget = {},
