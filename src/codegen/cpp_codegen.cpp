@@ -99,6 +99,10 @@ struct BufferNames {
   std::vector<std::string> extent;
   std::string what;
   std::string producer; ///< the stage (or input) whose values it holds
+  /// Its memory is a tz_buffer, which runs at least three bytes past the
+  /// last element: a narrow element may be read as the word that starts at
+  /// it (tz_load_narrow). Not so for the caller's buffers.
+  bool padded = false;
 };
 
 // "blurx", or "blurx_tile (holds blurx)" for a buffer named apart from its stage.
@@ -136,7 +140,16 @@ public:
     context_.var = [this](const std::string& n) { return names_.lookup("v:" + n); };
     context_.param = [this](const std::string& n) { return names_.lookup("p:" + n); };
     context_.load = [this](const Access& a, const std::vector<PrintedIndex>& idx) {
-      return element(buffer("b:" + a.producer_name()), idx, "reads");
+      const BufferNames& b = buffer("b:" + a.producer_name());
+      const std::string e = element(b, idx, "reads");
+      // A look-up of bytes or halves at a data-dependent index (camera_pipe's
+      // tone curve): GCC vectorizes a gather of words, not of narrower
+      // elements (docs/performance.md, "Narrow look-ups read as words").
+      const bool gathered = std::any_of(a.args.begin(), a.args.end(),
+                                        [](const Expr& i) { return ir::reads_memory(i); });
+      if (!b.padded || byte_size(a.type) >= 4 || !gathered) return e;
+      helpers.insert("tz_load_narrow");
+      return "tz_load_narrow(&" + e + ")";
     };
     context_.helpers = &helpers;
     context_.local = [this](const std::string& base) {
@@ -540,6 +553,7 @@ private:
     line("// " + a.name + ": " + std::string(type_name(a.type)) + shape_text(a.extents) +
          " per worker (64-byte aligned), holds " + a.producer);
     Hoisted h;
+    h.names.padded = true;
     h.names.stride.assign(a.extents.size(), "1");
     h.names.what = buffer_description(a);
     h.names.producer = a.producer;
@@ -754,6 +768,7 @@ private:
     TRAPEZE_ASSERT(n.scope == lower::MemoryScope::Stack || n.scope == lower::MemoryScope::Heap,
                    "a buffer of the entry's own in another scope");
     uses_heap = true;
+    b.padded = true;
     const std::string memory = names_.declare("#", n.name + "_memory");
     line("tz_buffer " + memory + "(allocator, " + size + " * int64_t(sizeof(" + type + ")));");
     line("if (!" + memory + ".data) {");
@@ -785,6 +800,7 @@ private:
     declare_strides(n, b);
     b.pointer = names_.declare("b:" + n.producer, n.name);
     b.pointer_type = type + "*";
+    b.padded = true; // the shared per-thread tz_buffer's memory
     line(type + "* const " + b.pointer + " = static_cast<" + type + "*>(" + it->second.memory +
          ".data);");
     print_in_scope(n, b);
@@ -995,9 +1011,10 @@ const char* kBoundsCheckDefinitions =
     "              \"bounds check failed: %s at (%s): index %lld of dimension %zu is outside \"\n"
     "              \"the allocation %s\",\n"
     "              access, point, (long long)index[d], d, box);\n"
-    "      thread_local std::remove_const_t<T> dummy;\n"
-    "      dummy = std::remove_const_t<T>();\n"
-    "      return dummy;\n"
+    "      // Words, for tz_load_narrow's read of a narrow element.\n"
+    "      thread_local std::remove_const_t<T> dummy[sizeof(T) < 4 ? 4 / sizeof(T) : 1];\n"
+    "      for (auto& d : dummy) d = std::remove_const_t<T>();\n"
+    "      return dummy[0];\n"
     "    }\n"
     "    offset += i * stride[d];\n"
     "  }\n"
@@ -1131,8 +1148,9 @@ CppModule print_cpp(const lower::Module& module, const CodegenOptions& options) 
          "  const trapeze_allocator* allocator;\n"
          "  void* data;\n"
          "  size_t size;\n"
+         "  // Three bytes more than asked: tz_load_narrow reads the word at the last element.\n"
          "  tz_buffer(const trapeze_allocator* a, int64_t bytes) : allocator(a) {\n"
-         "    size = size_t(bytes > 0 ? (bytes + 63) / 64 * 64 : 64);\n"
+         "    size = size_t(bytes > 0 ? (bytes + 3 + 63) / 64 * 64 : 64);\n"
          "    data = allocator ? allocator->allocate(allocator->context, size)\n"
          "                     : aligned_alloc(64, size);\n"
          "  }\n"

@@ -504,6 +504,23 @@ const HelperText kHelpers[] = {
                     "template <typename T> inline T tz_truncmod(T a, T b) {\n"
                     "  return b == 0 || b == -1 ? T(0) : T(a % (b == 0 || b == -1 ? T(1) : b));\n"
                     "}\n"},
+    {"tz_load_narrow",
+     "// A byte or half at a data-dependent index, read as the 32-bit word that starts at\n"
+     "// it (its buffer's memory runs on past the last element): GCC vectorizes a gather of\n"
+     "// words, not of narrower elements. The element is the word's low bytes on a\n"
+     "// little-endian machine; elsewhere it is read as it is.\n"
+     "template <typename T> inline T tz_load_narrow(const T* p) {\n"
+     "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n"
+     "  typedef uint32_t __attribute__((may_alias, aligned(1))) tz_word;\n"
+     "  using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;\n"
+     "  const Bits bits = Bits(*reinterpret_cast<const tz_word*>(p));\n"
+     "  T value;\n"
+     "  memcpy(&value, &bits, sizeof(T));\n"
+     "  return value;\n"
+     "#else\n"
+     "  return *p;\n"
+     "#endif\n"
+     "}\n"},
     {"tz_fmod", "// Float modulo: a - b * floor(a / b).\n"
                 "inline float tz_fmod(float a, float b) { return a - b * floorf(a / b); }\n"
                 "inline double tz_fmod(double a, double b) { return a - b * floor(a / b); }\n"},

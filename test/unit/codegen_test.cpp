@@ -808,6 +808,49 @@ TEST(Compiled, DataDependentLookUpIsClamped) {
   }
 }
 
+// Look-up tables of bytes, halves and bools read at data-dependent indices
+// (as camera_pipe's tone curve): each read is the word that starts at the
+// element, so reads of a table's last elements run past it into the
+// padding of its buffer. Plain and bounds-checked builds must give the
+// elements themselves.
+TEST(Compiled, NarrowLookUpsReadWordsAndMatch) {
+  Param R("R"), C("C");
+  Var x("x"), y("y"), i("i");
+  Image img("img", ScalarType::UInt8, {R, C});
+  Func bytes("bytes", ScalarType::UInt8, {i}, {{0, 255}});
+  bytes.define(cast<std::uint8_t>(255 - i));
+  Func halves("halves", ScalarType::Int16, {i}, {{0, 255}});
+  halves.define(cast<std::int16_t>(i * 129 - 20000));
+  Func odd("odd", ScalarType::Bool, {i}, {{0, 255}});
+  odd.define(i % 2 == 1);
+  Func out("out", ScalarType::Int32, {x, y}, {{0, R - 1}, {0, C - 1}});
+  const Expr k = cast<int>(img(x, y));
+  out.define(cast<int>(bytes(k)) * 100000 + cast<int>(halves(k)) + select(odd(k), 7, 0));
+  const Pipeline pipeline = Pipeline({out}, "narrow_lut");
+  for (const bool checked : {false, true}) {
+    codegen::CodegenOptions options;
+    options.bounds_check = checked;
+    const codegen::CppModule m =
+        testing_support::generate_cpp(pipeline, Schedule::naive(pipeline), options);
+    EXPECT_THAT(m.source, HasSubstr("tz_load_narrow(&"));
+    Loaded lib(m, pipeline, "-O3 -fopenmp");
+    const int R_ = 8, C_ = 64;
+    std::vector<std::uint8_t> img_data(R_ * C_);
+    for (std::size_t n = 0; n < img_data.size(); ++n)
+      img_data[n] = static_cast<std::uint8_t>(255 - n % 7 * 37); // 255 first: the last elements
+    std::vector<std::int32_t> result(R_ * C_);
+    const codegen::ParamSlot params[] = {int_param(C_), int_param(R_)};
+    const void* inputs[] = {img_data.data()};
+    void* outputs[] = {result.data()};
+    ASSERT_EQ(lib.entry(params, inputs, outputs, 2, nullptr), 0) << lib.error();
+    for (std::size_t n = 0; n < img_data.size(); ++n) {
+      const int v = img_data[n];
+      EXPECT_EQ(result[n], (255 - v) * 100000 + (v * 129 - 20000) + (v % 2 ? 7 : 0))
+          << "at " << n << (checked ? ", bounds-checked" : "");
+    }
+  }
+}
+
 TEST(Compiled, HistogramReduction) {
   Param N("N");
   Var b("b"), x("x");
