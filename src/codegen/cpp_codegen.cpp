@@ -145,9 +145,10 @@ public:
       // A look-up of bytes or halves at a data-dependent index (camera_pipe's
       // tone curve): GCC vectorizes a gather of words, not of narrower
       // elements (docs/performance.md, "Narrow look-ups read as words").
-      const bool gathered = std::any_of(a.args.begin(), a.args.end(),
-                                        [](const Expr& i) { return ir::reads_memory(i); });
-      if (!b.padded || byte_size(a.type) >= 4 || !gathered) return e;
+      if (!b.padded || byte_size(a.type) >= 4) return e;
+      const bool gathered = std::any_of(idx.begin(), idx.end(),
+                                        [](const PrintedIndex& i) { return i.data_dependent; });
+      if (!gathered) return e;
       helpers.insert("tz_load_narrow");
       return "tz_load_narrow(&" + e + ")";
     };

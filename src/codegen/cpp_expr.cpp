@@ -228,7 +228,7 @@ private:
         // coordinate only within +-max_index, could not prove `2 * x - 2`.
         const bool proven = !reads_memory(arg);
         const bool was_value = std::exchange(stage_value_, stage_value_ && !proven);
-        args.push_back({print(arg).s, arg.type()});
+        args.push_back({print(arg).s, arg.type(), !proven});
         stage_value_ = was_value;
       }
       return {ctx_.load(*a, args)};

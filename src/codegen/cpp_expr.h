@@ -10,10 +10,13 @@
 
 namespace trapeze::codegen {
 
-/// An index of an access, printed: its text and its type (int32 or int64).
+/// An index of an access, printed: its text, its type (int32 or int64) and
+/// whether it reads memory (a gather: its value depends on the data, so no
+/// bounds check before the run has proven it).
 struct PrintedIndex {
   std::string text;
   ScalarType type;
+  bool data_dependent = false;
 };
 
 /// How the expression printer resolves names; supplied by the statement printer.
