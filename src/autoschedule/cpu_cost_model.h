@@ -14,8 +14,9 @@
 // (strips; spans_scales_along_rows), and so does one whose strip of whole
 // rows, sized by the same budget, fits the cache and recomputes at most 15%
 // (LevelChoice::few_halo_rows). A tile that still recomputes more than 15%
-// grows until it recomputes no more, while the buffers it writes and reads
-// back stay within the budget; the live-ins it re-reads may not
+// grows until it recomputes no more, and on while eq. 2 prices the larger
+// tile lower, while the buffers it writes and reads back stay within the
+// budget; the live-ins it re-reads may not
 // (LevelChoice::grown_from_overlap). The L1 tile is kept if it is accepted
 // with full-length rows and eq. 2 does not price the L2 tile lower (Alg. 2 keeps any accepted L1
 // tile); otherwise the L2 tile, with the L1 tiles inside it as inner tiles when multi-level tiling

@@ -700,6 +700,38 @@ TEST(CpuCostModel, ATileThatRecomputesMuchGrowsUntilItRecomputesLittle) {
   EXPECT_THAT(kept.group.reasons, Not(Contains(HasSubstr("tiles grown"))));
 }
 
+TEST(CpuCostModel, AGrownTileGrowsOnWhileEq2PricesItLower) {
+  // pyramid_blend's third level, the mask's and the second image's down- and
+  // up-sampling blended (eight stages): the budget's tile recomputes more than
+  // 15%, and growing past 15% goes on while eq. 2 prices each larger tile
+  // lower (its overlap term falls faster than its live data rises).
+  const Pipeline p = apps::find_app("pyramid_blend").build();
+  const autoschedule::PipelineModel model(p, {});
+  const MachineModel machine = two_cores_with_1_mib_l2();
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  const std::vector<int> members =
+      members_named(model, {"Dx_2_mask", "Dy_2_mask", "Dx_3_img2", "Dy_3_img2", "Ux_2_img2",
+                            "Uy_2_img2", "Res_2", "Dx_3_mask"});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  // The channels whole, as dp keeps a short dimension.
+  const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {true, false, false});
+  ASSERT_GT(choice.grown_from_overlap, 0.15);
+  const autoschedule::TileMetrics& grown = choice.tile;
+  const auto price = [&](const autoschedule::TileMetrics& t) {
+    return autoschedule::weighted(AutoScheduleOptions{}.weights,
+                                  autoschedule::cost_components(facts, t, machine.cores));
+  };
+  // A fifth fewer rows already recomputed at most 15%, where growing used
+  // to stop; eq. 2 prices it higher than the tile chosen.
+  std::vector<std::int64_t> fewer_rows = grown.tiles;
+  fewer_rows[1] = fewer_rows[1] * 5 / 6;
+  const autoschedule::TileMetrics smaller = autoschedule::measure_tile(model, facts, fewer_rows);
+  EXPECT_LE(smaller.overlap(), 0.15);
+  EXPECT_GT(price(smaller), price(grown));
+  EXPECT_LE(grown.cached_bytes - grown.live_in_read_back_bytes, 1.25 * choice.budget);
+}
+
 TEST(CpuCostModel, AGroupAcrossScalesAlongTheRowsKeepsThemWhole) {
   // The first down-sampling step of interpolate's pyramid, from the
   // premultiplied image (Dx_1 halves its rows, D_1 its columns): its stored
