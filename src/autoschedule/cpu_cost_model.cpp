@@ -207,13 +207,13 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // A deep halo (docs/autoschedule.md, "Tiles that recompute less"): where
   // the tile recomputes more than a strip may, it grows until it recomputes
   // no more than that, and on while eq. 2 prices each larger tile lower
-  // (pyramid_blend's groups stopped at 10-15% ran 3% slower), while the
+  // (pyramid_blend's groups stopped at 10-15% ran 2-3% slower), while the
   // buffers it writes and reads back stay within the budget (as any tile's,
-  // with their halos). The live-ins it
-  // re-reads may then leave the cache between its nests; re-read from the
-  // next level, they cost less than the halo recomputed: 3-D multigrid's
-  // finest smoothing pairs recompute 25% in the 9 x 9 x 257 tiles the
-  // budget buys; in 15 x 15 x 257 the cycles ran 3-10% faster.
+  // with their halos). The live-ins it re-reads may then leave the cache
+  // between its nests; re-read from the next level, they cost less than the
+  // halo recomputed: 3-D multigrid's finest smoothing pairs recompute 25% in
+  // the 9 x 9 x 257 tiles the budget buys; in 15 x 15 x 257 the cycles ran
+  // 3-10% faster.
   if (choice.tile.overlap() > strip_overlap_limit) {
     TileSizeRequest larger = request;
     larger.innermost = choice.tile.tiles[facts.inner];
@@ -322,9 +322,9 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
   if (facts.fused() && choice.level.grown_from_overlap > 0)
     reasons.push_back(fmt::format(
         "tiles grown: the budget's recomputed {:.1f}%, these {:.1f}% (grown while they "
-        "recomputed more than {:.0f}%, then while eq. 2 priced the larger tile lower, their "
-        "buffers "
-        "within the budget); the live-ins a tile re-reads may come from the next level",
+        "recomputed more than {:.0f}%, then while eq. 2 priced the larger tile lower, "
+        "their buffers within the budget); the live-ins a tile re-reads may come from the "
+        "next level",
         100 * choice.level.grown_from_overlap, 100 * tile.overlap(), 100 * strip_overlap_limit));
   return priced_decision(model_, facts, tile, choice.inner, machine_, options_.weights,
                          choice.tiling, std::move(reasons));
