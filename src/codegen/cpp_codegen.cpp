@@ -16,6 +16,7 @@
 #include <climits>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace trapeze::codegen {
 
@@ -136,19 +137,21 @@ public:
   bool uses_chunks = false;
 
   CppPrinter(const Pipeline& p, const CodegenOptions& options)
-      : bounds_check_(options.bounds_check) {
+      : bounds_check_(options.bounds_check),
+        gather_offsets32_limit_(options.bounds_check ? -1 : options.gather_offsets32_limit) {
     context_.var = [this](const std::string& n) { return names_.lookup("v:" + n); };
     context_.param = [this](const std::string& n) { return names_.lookup("p:" + n); };
     context_.load = [this](const Access& a, const std::vector<PrintedIndex>& idx) {
-      const BufferNames& b = buffer("b:" + a.producer_name());
-      const std::string e = element(b, idx, "reads");
+      const std::string key = "b:" + a.producer_name();
+      const BufferNames& b = buffer(key);
+      const bool gathered = std::any_of(idx.begin(), idx.end(),
+                                        [](const PrintedIndex& i) { return i.data_dependent; });
+      if (gathered) gathered_.emplace(key, b.pointer);
+      const std::string e = gathered && offsets32_ ? element32(b, idx) : element(b, idx, "reads");
       // A look-up of bytes or halves at a data-dependent index (camera_pipe's
       // tone curve): GCC vectorizes a gather of words, not of narrower
       // elements (docs/performance.md, "Narrow look-ups read as words").
-      if (!b.padded || byte_size(a.type) >= 4) return e;
-      const bool gathered = std::any_of(idx.begin(), idx.end(),
-                                        [](const PrintedIndex& i) { return i.data_dependent; });
-      if (!gathered) return e;
+      if (!b.padded || byte_size(a.type) >= 4 || !gathered) return e;
       helpers.insert("tz_load_narrow");
       return "tz_load_narrow(&" + e + ")";
     };
@@ -312,11 +315,16 @@ private:
   }
 
   const BufferNames& buffer(const std::string& key) const {
+    const BufferNames* b = find_buffer(key);
+    TRAPEZE_ASSERT(b, "no buffer in scope for " + key);
+    return *b;
+  }
+  const BufferNames* find_buffer(const std::string& key) const {
     for (auto it = buffers_.rbegin(); it != buffers_.rend(); ++it) {
       const auto found = it->find(key);
-      if (found != it->end()) return found->second;
+      if (found != it->end()) return &found->second;
     }
-    TRAPEZE_ASSERT(false, "no buffer in scope for " + key);
+    return nullptr;
   }
 
   // `pointer[sum((i_d - origin_d) * stride_d)]`, in int64; in a bounds-checked
@@ -360,6 +368,50 @@ private:
       offset += (d ? " + " : "") + term;
     }
     return b.pointer + "[" + offset + "]";
+  }
+
+  // element() with the offset summed modulo 2^32 and read as int32: exact
+  // where the buffer lies within +-2^31 elements of its element 0, which the
+  // call of a nest's 32-bit copy checks (offsets32_condition).
+  std::string element32(const BufferNames& b, const std::vector<PrintedIndex>& idx) const {
+    TRAPEZE_ASSERT(!bounds_check_ && idx.size() == b.origin.size(),
+                   "a 32-bit offset in a bounds-checked build, or the wrong number of indices");
+    std::string offset;
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+      std::string term = "uint32_t(" + idx[d].text + ")";
+      if (b.origin[d] != "0") term = "(" + term + " - uint32_t(" + b.origin[d] + "))";
+      if (d + 1 < idx.size()) term += " * uint32_t(" + b.stride[d] + ")";
+      offset += (d ? " + " : "") + term;
+    }
+    if (idx.empty()) offset = "0u";
+    return b.pointer + "[int32_t(" + offset + ")]";
+  }
+
+  // The condition under which a nest's 32-bit copy may run: every buffer it
+  // gathers from lies within the limit of its element 0. Empty where there
+  // is no 32-bit copy to print (no gathers, the copies off, or a buffer
+  // whose extents are not named here).
+  std::string offsets32_condition() {
+    if (gather_offsets32_limit_ < 0 || gathered_.empty()) return "";
+    std::string condition;
+    for (const auto& [key, pointer] : gathered_) {
+      // A buffer of the nest's own (none so far) is not named at its call.
+      const BufferNames* found = find_buffer(key);
+      if (!found || found->pointer != pointer) return "";
+      const BufferNames& b = *found;
+      if (b.extent.size() != b.stride.size() || b.extent.empty()) return "";
+      std::string extents, strides;
+      for (std::size_t d = 0; d < b.extent.size(); ++d) {
+        if (b.extent[d].empty()) return "";
+        extents += (d ? ", " : "") + b.extent[d];
+        strides += (d ? ", " : "") + std::string(d + 1 < b.extent.size() ? b.stride[d] : "1");
+      }
+      condition += std::string(condition.empty() ? "" : " && ") + "tz_offsets_fit(" +
+                   std::to_string(gather_offsets32_limit_) + ", {" + extents + "}, {" + strides +
+                   "})";
+    }
+    helpers.insert("tz_offsets_fit");
+    return condition;
   }
 
   void print_for(const lower::For& n) {
@@ -632,31 +684,60 @@ private:
           pass("const int64_t", extent);
     }
     if (bounds_check_) pass("tz_status&", "tz_status_");
-    std::string name = "tile_" + sanitize(n.name);
-    for (int k = 2; !function_names_.insert(name).second; ++k)
-      name = "tile_" + sanitize(n.name) + "_" + std::to_string(k);
-    line(name + "(" + join_list(args) + ");");
-    // The body, printed as a function at the file's top level.
+    const std::string name = function_name("tile_" + sanitize(n.name));
+    // The body, printed as a function at the file's top level; where it
+    // gathers, a second time with 32-bit offsets (element32).
     std::string caller = std::move(body);
     const int caller_depth = depth_;
     const bool caller_comment = last_line_comment_;
     const int caller_top = top_depth_;
+    auto caller_gathered = std::exchange(gathered_, {});
     body.clear();
     depth_ = top_depth_ = 1;
     print(n.body);
-    functions += "// " + n.name + ": one nest of a tile, compiled as a function of its own\n";
     std::string attributes = "__attribute__((noinline))";
+    std::string comment =
+        "// " + n.name + ": one nest of a tile, compiled as a function of its own\n";
     if (n.vector_bytes > 0) {
       uses_vector_width = true;
       attributes += " TZ_VECTOR_BITS(" + std::to_string(8 * n.vector_bytes) + ")";
-      functions += "// (vectors of at most " + std::to_string(n.vector_bytes) +
-                   " bytes, as the schedule's vector_bytes gives)\n";
+      comment += "// (vectors of at most " + std::to_string(n.vector_bytes) +
+                 " bytes, as the schedule's vector_bytes gives)\n";
     }
-    functions += attributes + " void " + name + "(" + join_list(params) + ") {\n" + body + "}\n\n";
+    functions +=
+        comment + attributes + " void " + name + "(" + join_list(params) + ") {\n" + body + "}\n\n";
+    const std::string fits = offsets32_condition();
+    std::string name32;
+    if (!fits.empty()) {
+      name32 = function_name(name + "_offsets32");
+      body.clear();
+      depth_ = top_depth_ = 1;
+      offsets32_ = true;
+      print(n.body);
+      offsets32_ = false;
+      functions += "// " + n.name +
+                   ": the same nest, its gathers' offsets summed in 32 bits (where they fit)\n" +
+                   attributes + " void " + name32 + "(" + join_list(params) + ") {\n" + body +
+                   "}\n\n";
+    }
+    gathered_ = std::move(caller_gathered);
     body = std::move(caller);
     depth_ = caller_depth;
     top_depth_ = caller_top;
     last_line_comment_ = caller_comment;
+    if (fits.empty()) return line(name + "(" + join_list(args) + ");");
+    line("if (" + fits + ")");
+    line("  " + name32 + "(" + join_list(args) + ");");
+    line("else");
+    line("  " + name + "(" + join_list(args) + ");");
+  }
+
+  // `base`, or base_2, base_3, ... where a function of that name exists.
+  std::string function_name(const std::string& base) {
+    std::string name = base;
+    for (int k = 2; !function_names_.insert(name).second; ++k)
+      name = base + "_" + std::to_string(k);
+    return name;
   }
 
   // The variables, lets, parameters and buffers a statement uses but does
@@ -860,8 +941,13 @@ private:
     BufferNames b;
     b.what = buffer_description(n);
     b.producer = n.producer;
-    // Its extents only serve the bounds checks: the caller's strides index it.
+    // Its extents serve the bounds checks (declared) and the choice of a
+    // nest's 32-bit copy (as expressions: the entry checked the caller's
+    // extents against them); the caller's strides index it.
     declare_extents_and_origin(n, b, bounds_check_);
+    if (!bounds_check_)
+      for (std::size_t d = 0; d < dims; ++d)
+        b.extent.push_back("int64_t(" + bound(n.extents[d]) + ")");
     b.stride.assign(dims, "1");
     for (std::size_t d = 0; d + 1 < dims; ++d) {
       b.stride[d] = names_.declare("#", n.name + "_stride" + std::to_string(d));
@@ -880,6 +966,10 @@ private:
   };
 
   const bool bounds_check_;
+  const std::int64_t gather_offsets32_limit_; ///< negative: no 32-bit copies
+  bool offsets32_ = false;                    ///< printing a nest's copy with 32-bit gather offsets
+  /// The buffers the nest being printed gathers from: key, C++ pointer name.
+  std::map<std::string, std::string> gathered_;
   std::set<std::string> function_names_; ///< of the Outlined statements' functions
   std::string storing_; ///< the buffer the Store being printed writes (for messages)
   int locals_ = 0;      ///< values declared as locals so far (their keys in names_)

@@ -3,6 +3,7 @@
 
 #include "lower/lower.h"
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -25,6 +26,12 @@ struct CodegenOptions {
   /// first access outside it ends the call with code 2 and a message naming
   /// the stage, the buffer, the point and the allocation's box.
   bool bounds_check = false;
+  /// A nest that gathers (reads at data-dependent indices) is printed twice:
+  /// the second copy sums its gathers' offsets in 32 bits (AVX2 gathers eight
+  /// 32-bit offsets at a time, four 64-bit ones), and is called where every
+  /// buffer it gathers from lies within +-this many elements of its element 0.
+  /// Negative: one copy, 64-bit offsets only. Not with bounds_check.
+  std::int64_t gather_offsets32_limit = INT32_MAX;
 };
 
 /// Prints a lowered pipeline as C++: the loops as the module has them, the

@@ -521,6 +521,22 @@ const HelperText kHelpers[] = {
      "  return *p;\n"
      "#endif\n"
      "}\n"},
+    {"tz_offsets_fit",
+     "// Whether every element of a buffer lies within +-limit elements of element 0\n"
+     "// (extents and strides in elements; a dimension of extent 0 holds none), so that\n"
+     "// offsets into it summed modulo 2^32 and read as int32 are exact.\n"
+     "template <size_t N>\n"
+     "inline bool tz_offsets_fit(int64_t limit, const int64_t (&extent)[N],\n"
+     "                           const int64_t (&stride)[N]) {\n"
+     "  int64_t reach = 0;\n"
+     "  for (size_t d = 0; d < N; ++d) {\n"
+     "    if (extent[d] <= 0) return true;\n"
+     "    const int64_t step = stride[d] < 0 ? -stride[d] : stride[d];\n"
+     "    if (step != 0 && extent[d] - 1 > (limit - reach) / step) return false;\n"
+     "    reach += (extent[d] - 1) * step;\n"
+     "  }\n"
+     "  return true;\n"
+     "}\n"},
     {"tz_fmod", "// Float modulo: a - b * floor(a / b).\n"
                 "inline float tz_fmod(float a, float b) { return a - b * floorf(a / b); }\n"
                 "inline double tz_fmod(double a, double b) { return a - b * floor(a / b); }\n"},

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -160,6 +161,53 @@ TEST(StridedBuffers, EveryLayoutOfInputsAndOutputsMatchesTheInterpreter) {
         if (backing.byte_span().first <= view.byte_span().first &&
             view.byte_span().second <= backing.byte_span().second)
           expect_only_elements_written(view, backing, "edges " + name);
+    }
+  }
+}
+
+// Look-ups at data-dependent indices into a table the caller passes, in
+// every layout (flipped rows: negative offsets), and into a stage of the
+// pipeline. A nest that gathers is printed twice, the second copy summing
+// its gathers' offsets in 32 bits; the call takes it where every gathered
+// buffer fits the limit. Each way matches the interpreter: the 32-bit copy
+// (the default limit), the 64-bit one chosen at the call (a limit below the
+// table's reach) and the 64-bit one alone (no copy printed).
+TEST(StridedBuffers, GathersInBothOffsetWidthsMatchTheInterpreter) {
+  Param R("R"), C("C");
+  Var x("x"), y("y"), i("i");
+  Image img("img", ScalarType::UInt8, {R, C});
+  Image table("table", ScalarType::Float32, {16, 16});
+  Func curve("curve", ScalarType::Float32, {i}, {{0, 255}});
+  curve.define(cast(ScalarType::Float32, i * i % 97) * 0.5f);
+  // A stencil fused with its consumer: the look-ups lie in a tile's nest.
+  Func index("index", ScalarType::Int32, {x, y}, {{0, R - 1}, {0, C - 2}});
+  index.define((cast<int>(img(x, y)) + cast<int>(img(x, y + 1)) * 3) % 256);
+  Func out("out", ScalarType::Float32, {x, y}, {{0, R - 1}, {1, C - 3}});
+  const Expr k = (index(x, y - 1) + index(x, y + 1)) / 2;
+  out.define(table(k % 16, k / 16) + curve(255 - k));
+  const Pipeline p({out}, "gathers");
+  const ParamValues bound = p.bind({{"R", 45}, {"C", 70}});
+  const Buffer dense_img = synthetic_image({ScalarType::UInt8, {45, 70}, 0, 255, 11});
+  const Buffer dense_table = synthetic_image({ScalarType::Float32, {16, 16}, -4, 4, 5});
+  const Schedule s = auto_schedule(p, {});
+  test::TempDir cache;
+  for (const std::int64_t limit : {std::int64_t(INT32_MAX), std::int64_t(100), std::int64_t(-1)}) {
+    codegen::CodegenOptions codegen_options;
+    codegen_options.gather_offsets32_limit = limit;
+    const codegen::CppModule source = runtime::generate_source(p, s, codegen_options);
+    EXPECT_EQ(source.source.find("_offsets32(") != std::string::npos, limit >= 0) << limit;
+    const auto impl = runtime::load_module(p, source, test::test_options(cache));
+    std::vector<Buffer> keep;
+    for (const auto& [name, view] : layouts(ScalarType::Float32, 0, 16, 16, keep)) {
+      Buffer t = view;
+      t.copy_from(dense_table);
+      const BufferMap inputs{{"img", dense_img}, {"table", t}};
+      const BufferMap expected = interpret(p, bound, inputs);
+      BufferMap outputs = allocate_outputs(p, bound);
+      runtime::CallArguments args = runtime::marshal_arguments(p, bound, inputs, outputs);
+      runtime::invoke(*impl, args, 2);
+      expect_matches(expected.at("out"), outputs.at("out"),
+                     "limit " + std::to_string(limit) + ", table " + name);
     }
   }
 }
