@@ -371,8 +371,8 @@ private:
   }
 
   // element() with the offset summed modulo 2^32 and read as int32: exact
-  // where the buffer lies within +-2^31 elements of its element 0, which the
-  // call of a nest's 32-bit copy checks (offsets32_condition).
+  // where the buffer lies within 2^31 - 1 elements of its element 0 either
+  // way, which the call of a nest's 32-bit copy checks (offsets32_condition).
   std::string element32(const BufferNames& b, const std::vector<PrintedIndex>& idx) const {
     TRAPEZE_ASSERT(!bounds_check_ && idx.size() == b.origin.size(),
                    "a 32-bit offset in a bounds-checked build, or the wrong number of indices");
