@@ -401,8 +401,10 @@ private:
       if (const auto* k = b.b.as<IntConst>(); k && k->value != 0 && k->value != -1)
         return infix(b, "%", kMul);
       return {call(helper("tz_truncmod"), b.a, b.b)};
-    case BinaryOp::Min: return {call(helper("tz_min"), b.a, b.b)};
-    case BinaryOp::Max: return {call(helper("tz_max"), b.a, b.b)};
+    case BinaryOp::Min:
+    case BinaryOp::Max:
+      if (narrows_to_int32(b)) return {"int64_t(" + narrowed_min_max(b) + ")"};
+      return {call(helper(b.op == BinaryOp::Min ? "tz_min" : "tz_max"), b.a, b.b)};
     case BinaryOp::Pow: return {call(math_function("pow", b.type), b.a, b.b)};
     case BinaryOp::EQ: return infix(b, "==", kEq);
     case BinaryOp::NE: return infix(b, "!=", kEq);
@@ -414,6 +416,40 @@ private:
     case BinaryOp::Or: return logical(b, "|", kBitOr);
     }
     TRAPEZE_ASSERT(false, "unknown binary operator");
+  }
+
+  // An int64 min or max of per-point values that both fit int32 (a
+  // data-dependent index clamped into a domain of constant bounds): it runs
+  // in int32 and widens once. AVX2 has no 64-bit min or max (each is a
+  // compare and a blend on each half of the vector, after widening every
+  // operand), and the index of a 32-bit gather copy then stays narrow. Exact:
+  // the min of two values in int32 range is the same in either width.
+  // Affine bounds and loop limits read no memory and keep their int64 text.
+  bool narrows_to_int32(const Binary& b) {
+    return (b.op == BinaryOp::Min || b.op == BinaryOp::Max) && b.type == ScalarType::Int64 &&
+           (reads_memory(b.a) || reads_memory(b.b)) && fits(range(b.a), ScalarType::Int32) &&
+           fits(range(b.b), ScalarType::Int32);
+  }
+
+  // The min or max of two operands in int32 range, printed in int32.
+  std::string narrowed_min_max(const Binary& b) {
+    return helper(b.op == BinaryOp::Min ? "tz_min" : "tz_max") + "(" + narrowed(b.a) + ", " +
+           narrowed(b.b) + ")";
+  }
+
+  // An int64 expression whose range fits int32, printed as an int32 one.
+  std::string narrowed(const Expr& e) {
+    const auto* b = e.as<Binary>();
+    if (b && (b->op == BinaryOp::Min || b->op == BinaryOp::Max) &&
+        fits(range(b->a), ScalarType::Int32) && fits(range(b->b), ScalarType::Int32))
+      return narrowed_min_max(*b);
+    if (const auto* k = e.as<IntConst>(); k && k->value > std::numeric_limits<std::int32_t>::min())
+      return std::to_string(k->value);
+    const auto* c = e.as<Cast>();
+    const Expr& value = c && is_integer(c->value.type()) ? c->value : e;
+    if (value.type() == ScalarType::Int32 && value.as<Cast>())
+      return print(value).s; // int32_t(...)
+    return "int32_t(" + print(value).s + ")";
   }
 
   const CppExprContext& ctx_;

@@ -17,11 +17,9 @@ namespace {
 
 constexpr std::int64_t kLargestFactor = 8;
 
-// The factor k that fixes every `v % k` and `(v + c) / k` in `e` (v the
-// variable `var` with coefficient 1 or -1): the lcm of their divisors, or 0
-// if there are none or it exceeds kLargestFactor.
-std::int64_t parity_factor(const Expr& e, const std::string& var) {
-  std::int64_t factor = 1;
+// The lcm of the divisors k of every `v % k` and `(v + c) / k` in `e` (v the
+// variable `var` with coefficient 1 or -1) into `factor`; true if any.
+bool lcm_of_divisors(const Expr& e, const std::string& var, std::int64_t& factor) {
   bool any = false;
   for_each_node(e, [&](const Expr& node) {
     const auto* b = node.as<Binary>();
@@ -34,6 +32,33 @@ std::int64_t parity_factor(const Expr& e, const std::string& var) {
     if (term == form->terms.end() || std::llabs(term->second.first) != 1) return;
     factor = std::lcm(factor, k->value);
     any = true;
+  });
+  return any;
+}
+
+// The factor k that fixes the `v % k` and `(v + c) / k` in `e` that the split
+// makes cheaper, or 0 if there are none or their lcm exceeds kLargestFactor.
+// Those are the ones in an index of a read at no data-dependent index (which
+// then loads at unit stride, or once per k points) and in a select's
+// condition (which the split decides). The split has a cost: along the
+// vectorized dimension the stage's own-resolution reads and its stores run at
+// stride k, interleaved by permutes; along an outer one, k rows are computed
+// in one loop. A `v / k` in a gather's index (a gather either way) or a
+// `v % k` in arithmetic (a few operations) does not pay for it:
+// bilateral_grid's slicing, whose every `y / 8` and `x / 8` index a gather
+// and whose `x % 8` and `y % 8` weigh, ran about 15% faster unsplit on AVX2
+// (docs/performance.md).
+std::int64_t parity_factor(const Expr& e, const std::string& var) {
+  std::int64_t factor = 1;
+  bool any = false;
+  for_each_node(e, [&](const Expr& node) {
+    if (const auto* a = node.as<Access>()) {
+      if (std::none_of(a->args.begin(), a->args.end(), reads_memory))
+        for (const Expr& arg : a->args)
+          any = lcm_of_divisors(arg, var, factor) || any;
+    } else if (const auto* s = node.as<Select>()) {
+      any = lcm_of_divisors(s->cond, var, factor) || any;
+    }
   });
   return any && factor <= kLargestFactor ? factor : 0;
 }

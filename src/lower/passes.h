@@ -49,13 +49,13 @@ void inline_stages(GroupState& g, LoweringState& state);
 /// case test that its box decides.
 void partition_cases(GroupState& g, LoweringState& state);
 
-/// partition_parity.cpp: a Produce whose value tests `x % k` or reads at
-/// `(x + c) / k` (up-sampling, demosaicking, interleaving) along a dimension
-/// is computed k points at a time there: a loop over the coarse index with
-/// the k values as k statements, each with x = k * x_coarse + r folded in, so
-/// no test is left and the loads run at unit stride (the innermost such
-/// dimension; the box's first and last points outside whole groups of k are
-/// computed as before).
+/// partition_parity.cpp: a Produce whose value tests `x % k` in a select or
+/// reads at `(x + c) / k` at no data-dependent index (up-sampling,
+/// demosaicking, interleaving) along a dimension is computed k points at a
+/// time there: a loop over the coarse index with the k values as k
+/// statements, each with x = k * x_coarse + r folded in, so no test is left
+/// and the loads run at unit stride (the innermost such dimension; the box's
+/// first and last points outside whole groups of k are computed as before).
 void partition_parity(GroupState& g, LoweringState& state);
 
 /// stage_loops.cpp: every Produce becomes loop nests storing its value (a

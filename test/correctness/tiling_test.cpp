@@ -610,6 +610,33 @@ TEST(InlinedCases, LookUpThroughAConstantCaseIsClamped) {
   }
 }
 
+// A stage left unsplit (its x / 4 indexes gathers) beside one split by 4, in
+// one fused group and naive, against the interpreter at sizes where the whole
+// groups of four are many, one or none.
+TEST(PartitionParity, GathersLeftUnsplitMatchInterpreter) {
+  const Pipeline p = testing_support::gather_sampling();
+  Schedule fused;
+  fused.groups = {GroupSchedule{}, GroupSchedule{}};
+  fused.groups[0].stages = {"grid"};
+  fused.groups[1].stages = {"sliced", "upsampled"};
+  fused.groups[1].tile_sizes = {13};
+  for (const Schedule& s : {Schedule::naive(p), fused}) {
+    const CompiledPipeline compiled = compile(p, s);
+    for (const std::int64_t n : {9, 1, 2}) {
+      const ParamValues bound = p.bind({{"N", n}});
+      Buffer img(ScalarType::Float32, {4 * n});
+      for (std::int64_t i = 0; i < img.size(); ++i)
+        img.set_from_double(i, static_cast<double>((i * 7) % 11) / 10.0 - 0.1);
+      const BufferMap inputs = {{"img", img}};
+      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("upsampled"),
+                                            compiled.run(bound, inputs, 2).at("upsampled"), 0);
+      EXPECT_FALSE(mismatch.has_value())
+          << "N=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
+          << compiled.source();
+    }
+  }
+}
+
 // Data wraps, indices do not (fuzz seed 173595): splitting a stage by the
 // parity of x / 2 folds its expressions, and (2a + 2b) / 2 is a + b only for
 // indices. For values read from an image, int32 arithmetic wraps (2 * 2^30

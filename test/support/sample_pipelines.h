@@ -57,6 +57,24 @@ inline Pipeline parity_sampling() {
   return Pipeline({even}, "parity_sampling");
 }
 
+/// Slicing a coarse grid as bilateral_grid does, over a domain that starts
+/// at an odd point: `sliced` reads `grid` at x / 4 and at a level read from
+/// the image (a gather) and weighs by x % 4; `upsampled` reads `grid` at
+/// x / 4 and level 0 (an affine read) and weighs by x % 4.
+inline Pipeline gather_sampling() {
+  Param N("N");
+  Var x("x"), z("z");
+  Image img("img", ScalarType::Float32, {4 * N});
+  Func grid("grid", ScalarType::Float32, {x, z}, {{0, N}, {0, 7}});
+  grid.define(img(x) * cast<float>(z + 1));
+  const Expr level = cast<int>(img(x) * 8.0f);
+  Func sliced("sliced", ScalarType::Float32, {x}, {{1, 4 * N - 1}});
+  sliced.define(grid(x / 4, level) + grid(x / 4 + 1, level + 1) * cast<float>(x % 4) * 0.25f);
+  Func upsampled("upsampled", ScalarType::Float32, {x}, {{1, 4 * N - 1}});
+  upsampled.define(grid(x / 4, 0) * cast<float>(x % 4) + sliced(x));
+  return Pipeline({upsampled}, "gather_sampling");
+}
+
 /// Four 5-point stencils in a chain over an n x n image: s1 (float32), s2
 /// (float64), s3 and out (float32), each over its reader's points and their
 /// neighbours.

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace trapeze {
@@ -791,7 +792,7 @@ TEST(Compiled, DataDependentLookUpIsClamped) {
   out.define(lut(img(x, y) + 10) + lut(cast<int>(img(x, y)) - 300));
   const Pipeline pipeline = Pipeline({out}, "lut");
   const codegen::CppModule m = testing_support::generate_cpp(pipeline);
-  EXPECT_THAT(m.source, HasSubstr("tz_min(tz_max(int64_t("));
+  EXPECT_THAT(m.source, HasSubstr("int64_t(tz_min(tz_max(int32_t(")); // in int32: see below
   Loaded lib(m, pipeline);
   const int R_ = 4, C_ = 64;
   std::vector<std::uint8_t> img_data(R_ * C_);
@@ -805,6 +806,70 @@ TEST(Compiled, DataDependentLookUpIsClamped) {
   for (std::size_t k = 0; k < img_data.size(); ++k) {
     const int v = std::min(img_data[k] + 10, 255);
     EXPECT_EQ(result[k], v * v % 1000 + 0) << k; // img - 300 clamps to lut(0) = 0
+  }
+}
+
+// A data-dependent index clamped into constant bounds is clamped in int32
+// and widened after (AVX2 has no 64-bit min or max); a clamp against a
+// bound that is a parameter, or of an int64 value, stays in int64. Each
+// gives the clamped index at the ends of int32 (where `v + 1` wraps to
+// -2^31), and of int64 values beyond int32.
+TEST(Compiled, ClampOfAnIndexIntoConstantBoundsRunsInInt32) {
+  Param N("N"), T("T");
+  Var x("x"), i("i");
+  Image img("img", ScalarType::Int32, {N});
+  Image wide("wide", ScalarType::Int64, {N});
+  Func lut("lut", ScalarType::Int32, {i}, {{0, 255}});
+  lut.define(i * 3 + 1);
+  Func table("table", ScalarType::Int32, {i}, {{0, T - 1}});
+  table.define(i * 5 + 2);
+  Func out("out", ScalarType::Int32, {x}, {{0, N - 1}});
+  out.define(lut(img(x) + 1) * 1000 + table(img(x)) + lut(wide(x)) * 1000000);
+  const Pipeline pipeline = Pipeline({out}, "clamps");
+  const codegen::CppModule m = testing_support::generate_cpp(pipeline);
+  EXPECT_THAT(m.source, HasSubstr("lut[int64_t(tz_min(tz_max(int32_t(")) << m.source;
+  // table's index: the max with 0 in int32, the min with T - 1 in int64.
+  EXPECT_THAT(m.source, HasSubstr("table[tz_min(int64_t(tz_max(int32_t(")) << m.source;
+  Loaded lib(m, pipeline);
+  const std::vector<std::int32_t> values = {std::numeric_limits<std::int32_t>::max(),
+                                            std::numeric_limits<std::int32_t>::min(),
+                                            -1,
+                                            0,
+                                            9,
+                                            10,
+                                            254,
+                                            255,
+                                            256,
+                                            100,
+                                            65536 + 5,
+                                            -65536 + 3};
+  const std::vector<std::int64_t> wide_values = {(std::int64_t{1} << 32) + 5,
+                                                 -(std::int64_t{1} << 32) + 3,
+                                                 std::int64_t{1} << 40,
+                                                 7,
+                                                 -1,
+                                                 255,
+                                                 256,
+                                                 std::numeric_limits<std::int64_t>::max(),
+                                                 std::numeric_limits<std::int64_t>::min(),
+                                                 0,
+                                                 (std::int64_t{1} << 31) + 17,
+                                                 -(std::int64_t{1} << 31) - 17};
+  ASSERT_EQ(values.size(), wide_values.size());
+  const int T_ = 10;
+  std::vector<std::int32_t> result(values.size());
+  const codegen::ParamSlot params[] = {int_param(static_cast<std::int64_t>(values.size())),
+                                       int_param(T_)};
+  const void* inputs[] = {values.data(), wide_values.data()};
+  void* outputs[] = {result.data()};
+  ASSERT_EQ(lib.entry(params, inputs, outputs, 0, nullptr), 0);
+  const auto lut_at = [](std::int64_t v) { return std::clamp<std::int64_t>(v, 0, 255) * 3 + 1; };
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const std::int64_t v = values[k];
+    const std::int64_t next = v == std::numeric_limits<std::int32_t>::max() ? -v - 1 : v + 1;
+    const std::int64_t tabled = std::clamp<std::int64_t>(v, 0, T_ - 1) * 5 + 2;
+    EXPECT_EQ(result[k], lut_at(next) * 1000 + tabled + lut_at(wide_values[k]) * 1000000)
+        << "img = " << v << ", wide = " << wide_values[k];
   }
 }
 

@@ -98,6 +98,19 @@ TEST(Passes, PartitionParitySplitsByResidue) {
   EXPECT_THAT(ir, HasSubstr("for x_coarse"));
 }
 
+// A split by parity pays where it turns a read at x / k into one at unit
+// stride, or decides a select. sliced's x / 4 only indexes gathers and its
+// x % 4 only weighs its value: it runs unsplit, where upsampled, which reads
+// grid at x / 4 and level 0, is split.
+TEST(Passes, PartitionParitySplitsOnlyWhereItPays) {
+  const Pipeline p = testing_support::gather_sampling();
+  const std::string ir = explain_lowered(p, Schedule::naive(p), "partition_parity");
+  const std::size_t sliced = ir.find("produce sliced"), upsampled = ir.find("produce upsampled");
+  ASSERT_LT(sliced, upsampled) << ir;
+  EXPECT_THAT(ir.substr(sliced, upsampled - sliced), Not(HasSubstr(" along x"))) << ir;
+  EXPECT_THAT(ir.substr(upsampled), HasSubstr("by 4 along x (x = 4 * x_coarse + r)")) << ir;
+}
+
 TEST(Passes, StageLoopsReplaceEveryProduce) {
   EXPECT_THAT(blur_after("partition_parity"), HasSubstr("produce "));
   const std::string ir = blur_after("stage_loops");
