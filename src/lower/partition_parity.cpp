@@ -46,8 +46,8 @@ bool lcm_of_divisors(const Expr& e, const std::string& var, std::int64_t& factor
 // in one loop. A `v / k` in a gather's index (a gather either way) or a
 // `v % k` in arithmetic (a few operations) does not pay for it:
 // bilateral_grid's slicing, whose every `y / 8` and `x / 8` index a gather
-// and whose `x % 8` and `y % 8` weigh, ran about 15% faster unsplit on AVX2
-// (docs/performance.md).
+// and whose `x % 8` and `y % 8` weigh, runs faster unsplit on AVX2
+// (docs/performance.md, "On a Zen 3 guest").
 std::int64_t parity_factor(const Expr& e, const std::string& var) {
   std::int64_t factor = 1;
   bool any = false;
