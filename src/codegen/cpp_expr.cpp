@@ -425,10 +425,14 @@ private:
   // operand), and the index of a 32-bit gather copy then stays narrow. Exact:
   // the min of two values in int32 range is the same in either width.
   // Affine bounds and loop limits read no memory and keep their int64 text.
+  // (Called for a Min or Max only.)
   bool narrows_to_int32(const Binary& b) {
-    return (b.op == BinaryOp::Min || b.op == BinaryOp::Max) && b.type == ScalarType::Int64 &&
-           (reads_memory(b.a) || reads_memory(b.b)) && fits(range(b.a), ScalarType::Int32) &&
-           fits(range(b.b), ScalarType::Int32);
+    return b.type == ScalarType::Int64 && (reads_memory(b.a) || reads_memory(b.b)) &&
+           operands_fit_int32(b);
+  }
+
+  bool operands_fit_int32(const Binary& b) {
+    return fits(range(b.a), ScalarType::Int32) && fits(range(b.b), ScalarType::Int32);
   }
 
   // The min or max of two operands in int32 range, printed in int32.
@@ -440,8 +444,7 @@ private:
   // An int64 expression whose range fits int32, printed as an int32 one.
   std::string narrowed(const Expr& e) {
     const auto* b = e.as<Binary>();
-    if (b && (b->op == BinaryOp::Min || b->op == BinaryOp::Max) &&
-        fits(range(b->a), ScalarType::Int32) && fits(range(b->b), ScalarType::Int32))
+    if (b && (b->op == BinaryOp::Min || b->op == BinaryOp::Max) && operands_fit_int32(*b))
       return narrowed_min_max(*b);
     if (const auto* k = e.as<IntConst>(); k && k->value > std::numeric_limits<std::int32_t>::min())
       return std::to_string(k->value);
