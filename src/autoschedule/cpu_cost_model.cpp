@@ -165,10 +165,11 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // the buffers hold too: a deep 3-D group's tiles carry one on every side
   // (3-D multigrid's four smoothing steps in tiles of 22 x 22 x 65 take
   // twice the budget). Where they exceed it by more than a quarter, the
-  // volume shrinks by the excess and the tile is sized again (twice at most).
+  // volume shrinks by the excess and the tile is sized again (four times at most: where the halos
+  // dominate, the footprint shrinks more slowly than the volume).
   const auto fitted = [&](TileSizeRequest r) {
     const TileMetrics* t = &measure(compute_tile_sizes(r));
-    for (int tries = 0; tries < 2 && t->cached_bytes > choice.budget * budget_slack; ++tries) {
+    for (int tries = 0; tries < 4 && t->cached_bytes > choice.budget * budget_slack; ++tries) {
       r.volume *= choice.budget / t->cached_bytes;
       t = &measure(compute_tile_sizes(r));
     }

@@ -201,7 +201,9 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
           const std::size_t c =
               static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
           const double scale = static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
-          need = std::ceil(along[m * dims + c] * std::abs(scale)) + width + 1;
+          // `along` points at this scale span |scale| (along - 1) + 1
+          // producer points, and the window adds its width.
+          need = std::ceil((along[m * dims + c] - 1) * std::abs(scale)) + width + 1;
         } else if (d.kind == analysis::DimDependenceKind::MultiVariable ||
                    d.kind == analysis::DimDependenceKind::Aligned) {
           // Several variables (a histogram's 8 X + rx), or a reduction

@@ -867,6 +867,39 @@ TEST(TileMetrics, ATileCachesWhatItReadsBack) {
   EXPECT_NEAR(t.cached_bytes, blurx + t.live_in_bytes, 1e-6 * (blurx + t.live_in_bytes));
 }
 
+TEST(TileMetrics, ALiveInIsTheTileAndItsWindow) {
+  // A tile of `t` points read through a window of width w (offsets -w/2 ..
+  // w/2) needs t + w points of its producer, not t + w + 1: over a
+  // dimension one point wide (a colour channel), one more point was two
+  // channels, and unsharp's strips looked as if they read twice their
+  // input (their tiles then held 3 rows where 6 fit).
+  const Pipeline unsharp = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(unsharp, {});
+  const autoschedule::GroupFacts group = autoschedule::group_facts(
+      model, members_named(model, {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"}),
+      true, 3);
+  ASSERT_TRUE(group.ok) << group.why;
+  ASSERT_EQ(group.space, (std::vector<std::int64_t>{3, 2832, 4256}));
+  // 177 x 266 divides the space (16 x 16 tiles): the mean tile is the full
+  // one. blurx reads the image at x - 2 .. x + 2 over blury's columns, which
+  // read blurx at y - 2 .. y + 2: the image's 181 rows of 270 columns.
+  const autoschedule::TileMetrics t = autoschedule::measure_tile(model, group, {1, 177, 266});
+  EXPECT_DOUBLE_EQ(t.live_in_bytes, 1.0 * 181 * 270 * 4);
+  // Whole rows: the columns' window falls outside the image, which holds 4256.
+  const autoschedule::TileMetrics strip = autoschedule::measure_tile(model, group, {1, 6, 4256});
+  EXPECT_DOUBLE_EQ(strip.live_in_bytes, 1.0 * 10 * 4256 * 4);
+
+  // The chain's s1 (a 5-point stencil over the image) alone, on a 1000 x
+  // 1000 image: its 998 x 998 points in four tiles of 499 x 499, each
+  // reading 501 x 501.
+  const Pipeline chain = testing_support::stencil_chain();
+  const autoschedule::PipelineModel chain_model(chain, {{"n", 1000}});
+  const autoschedule::GroupFacts s1 = autoschedule::group_facts(chain_model, {0}, false, 3);
+  ASSERT_TRUE(s1.ok) << s1.why;
+  EXPECT_DOUBLE_EQ(autoschedule::measure_tile(chain_model, s1, {499, 499}).live_in_bytes,
+                   501.0 * 501 * 4);
+}
+
 TEST(TileMetrics, ClippedEdgeTilesAreNotRecomputation) {
   // Unsharp's fused group: lowering clips the edge tiles to the space, so
   // the overlap a tile size implies depends on how many tiles there are, not
