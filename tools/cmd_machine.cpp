@@ -1,9 +1,11 @@
-// `trapeze machine [--json] [--machine FILE] [--cores N] ...`: the machine
-// model the automatic schedulers use, as read off this machine (sysfs, else
-// cpuid) and overridden; its JSON is what --machine takes, so a schedule can
-// be made for another machine.
+// `trapeze machine [--json] [--measure] [--machine FILE] [--cores N] ...`:
+// the machine model the automatic schedulers use, as read off this machine
+// (sysfs, else cpuid; the row runs' bandwidth measured once and kept) and
+// overridden; its JSON is what --machine takes, so a schedule can be made
+// for another machine.
 #include "commands.h"
 #include "schedule_choice.h"
+#include "trapeze/runtime.h"
 
 #include <fmt/core.h>
 
@@ -11,15 +13,21 @@ namespace trapeze::cli {
 
 void add_machine_command(CLI::App& root, int& exit_code) {
   CLI::App* cmd = root.add_subcommand(
-      "machine", "Print the machine model the schedulers use (cores, caches, vector width)");
+      "machine",
+      "Print the machine model the schedulers use (cores, caches, vector width, row runs)");
   struct Options {
     bool json = false;
+    bool measure = false;
     MachineChoice machine;
   };
   auto o = std::make_shared<Options>();
   cmd->add_flag("--json", o->json, "Print it as JSON (what --machine FILE takes)");
+  cmd->add_flag("--measure", o->measure,
+                "Measure the row runs' bandwidth again and keep it in the cache directory "
+                "(done once per machine otherwise)");
   add_machine_options(*cmd, o->machine);
   cmd->callback([o, &exit_code] {
+    if (o->measure) host_machine({}, true);
     const MachineModel m = o->machine.resolve();
     if (o->json) {
       fmt::print("{}\n", m.to_json());
@@ -33,6 +41,13 @@ void add_machine_command(CLI::App& root, int& exit_code) {
       fmt::print("vectors      {} bytes\n", m.vector_bytes);
       fmt::print("ops/byte     {:g} (operations a core computes while a byte streams; assumed)\n",
                  m.ops_per_byte);
+      if (m.run_bandwidth.empty()) {
+        fmt::print("row runs     every run at full bandwidth (not measured)\n");
+      } else {
+        fmt::print("row runs     bandwidth share reading / writing runs of contiguous bytes:\n");
+        for (const MachineModel::RunShare& r : m.run_bandwidth)
+          fmt::print("             {:>7} bytes  {:.2f} / {:.2f}\n", r.bytes, r.read, r.write);
+      }
       fmt::print("read from    {}\n", m.source);
     }
     exit_code = 0;

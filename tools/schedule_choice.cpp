@@ -33,7 +33,7 @@ std::string sizes(const std::vector<std::int64_t>& values) {
 } // namespace
 
 MachineModel MachineChoice::resolve() const {
-  MachineModel m = file.empty() ? MachineModel::host() : MachineModel::load(file);
+  MachineModel m = file.empty() ? host_machine() : MachineModel::load(file, host_machine());
   bool overridden = false;
   if (cores > 0) m.cores = cores, overridden = true;
   if (l1_bytes > 0) m.l1_bytes = l1_bytes, overridden = true;

@@ -41,6 +41,21 @@ struct MachineModel {
   /// machine: 8 float lanes at two vector operations a cycle over the ~5
   /// bytes a cycle a core of a two-core guest streams (docs/autoschedule.md).
   double ops_per_byte = 3;
+  /// The memory bandwidth a loop gets streaming runs of `bytes` contiguous
+  /// bytes far apart (the rows of a tile narrower than its image), as a
+  /// share of what it gets streaming contiguous memory, reading and writing.
+  struct RunShare {
+    std::int64_t bytes = 0;
+    double read = 1, write = 1;
+  };
+  /// Ascending in bytes: a run between two points takes a share between
+  /// theirs (in log(bytes)), one shorter than the first the first's, one
+  /// longer than the last the last's. Empty (the built-in default): every
+  /// run streams at full bandwidth. runtime's host_machine() measures it
+  /// (docs/autoschedule.md, "Row runs").
+  std::vector<RunShare> run_bandwidth;
+  double read_share(double run_bytes) const;
+  double write_share(double run_bytes) const;
   /// Where the figures came from: "sysfs", "cpuid", "built-in defaults", a
   /// file name, "command line", or several of these joined by " + ".
   std::string source = "built-in defaults";
@@ -77,7 +92,9 @@ std::optional<SchedulerKind> parse_scheduler(const std::string& name);
 /// Everything an automatic scheduler is told.
 struct AutoScheduleOptions {
   SchedulerKind scheduler = SchedulerKind::DP;
-  /// Unset: MachineModel::host().
+  /// Unset: MachineModel::host(), whose row runs are not measured;
+  /// compile() and the command line pass host_machine() (runtime.h), which
+  /// measures them once per machine.
   std::optional<MachineModel> machine;
   CostWeights weights;
   /// The parameter values the schedule is made for, as Halide's set_estimate:

@@ -147,10 +147,21 @@ private:
   std::shared_ptr<const Impl> impl_;
 };
 
+/// The machine the automatic schedulers plan for when none is given
+/// (AutoScheduleOptions::machine unset): MachineModel::host() with its
+/// run_bandwidth measured on this machine (about half a second) the first
+/// time and kept in the cache directory (<cache dir>/machine/, as
+/// CompileOptions::cache_dir resolves), so that every process schedules for
+/// the same figures. `remeasure` measures again and replaces what was kept
+/// (`trapeze machine --measure`). A cache directory that cannot be written
+/// keeps the measurement for this process only.
+MachineModel host_machine(const CompileOptions& options = {}, bool remeasure = false);
+
 /// auto_schedule(p, options.scheduling) through a cache beside the JIT's
 /// (<cache dir>/schedules/): the same pipeline, scheduler options and machine
 /// give the same schedule, so a second call reads it instead of searching
-/// again. `from_cache` (if given) says whether it did.
+/// again. `from_cache` (if given) says whether it did. An unset machine is
+/// host_machine(options).
 Schedule cached_auto_schedule(const Pipeline& p, const CompileOptions& options = {},
                               bool* from_cache = nullptr);
 

@@ -100,7 +100,7 @@ CpuCostModel::CpuCostModel(const PipelineModel& model, const AutoScheduleOptions
     : model_(model), options_(options), machine_(machine) {}
 
 double CpuCostModel::price(const GroupFacts& facts, const TileMetrics& tile) const {
-  return weighted(options_.weights, cost_components(facts, tile, machine_.cores));
+  return weighted(options_.weights, cost_components(facts, tile, machine_));
 }
 
 CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,

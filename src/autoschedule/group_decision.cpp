@@ -25,11 +25,20 @@ std::string format_sizes(const std::vector<std::int64_t>& sizes) {
   return s + "]";
 }
 
-CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile, int cores) {
+CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile,
+                               const MachineModel& machine) {
   CostComponents c;
   // Per point of useful work: redundant points make neither term look better.
   const double useful = std::max(tile.useful, 1.0);
-  c.live_data = (tile.live_in_bytes + tile.live_out_bytes) / useful / live_data_unit;
+  // Each live-in and live-out at the bandwidth its runs stream at: a tile's
+  // short rows far apart take longer per byte than whole rows
+  // (docs/autoschedule.md, "Row runs").
+  double live = 0;
+  for (const TileMetrics::Stream& stream : tile.streams)
+    live += stream.bytes / (stream.written ? machine.write_share(stream.run_bytes)
+                                           : machine.read_share(stream.run_bytes));
+  c.live_data = live / useful / live_data_unit;
+  const double cores = machine.cores;
   const double rounds = std::ceil(tile.tile_count / cores);
   c.cleanup = (rounds * cores - tile.tile_count) / (rounds * cores);
   c.overlap = tile.overlap();
@@ -140,7 +149,7 @@ GroupDecision priced_decision(const PipelineModel& model, const GroupFacts& fact
                               const TileMetrics& tile, const std::vector<std::int64_t>& inner,
                               const MachineModel& machine, const CostWeights& w,
                               const std::string& tiling, std::vector<std::string> reasons) {
-  const CostComponents c = cost_components(facts, tile, machine.cores);
+  const CostComponents c = cost_components(facts, tile, machine);
   const double share = work_share(model, facts);
   const double cost = share * weighted(w, c);
   reasons.insert(reasons.begin(),

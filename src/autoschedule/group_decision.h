@@ -13,7 +13,8 @@
 namespace trapeze::autoschedule {
 
 /// The four components of eq. 2 for a tile, normalized (docs/autoschedule.md):
-///   live_data        (live-in + live-out bytes) / useful points / 16
+///   live_data        (live-in + live-out bytes, each over the bandwidth share of
+///                    its runs: MachineModel::run_bandwidth) / useful points / 16
 ///   cleanup          idle core-slots in the rounds of tiles / all slots
 ///   overlap          redundant / useful points (paper 001's relative overlap)
 /// (useful: the group's work divided among its tiles; redundant: what a tile
@@ -24,7 +25,8 @@ namespace trapeze::autoschedule {
 struct CostComponents {
   double live_data = 0, cleanup = 0, overlap = 0, size_difference = 0;
 };
-CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile, int cores);
+CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile,
+                               const MachineModel& machine);
 
 /// w . components.
 double weighted(const CostWeights& w, const CostComponents& c);

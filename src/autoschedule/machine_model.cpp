@@ -174,7 +174,53 @@ int int_field(const ordered_json& doc, const char* key, int current, const std::
   return static_cast<int>(v);
 }
 
+// [{"bytes": 512, "read": 0.8, "write": 0.5}, ...]; validate() checks the values.
+std::vector<MachineModel::RunShare> run_bandwidth_field(const ordered_json& v,
+                                                        const std::string& what) {
+  const auto malformed = [&]() {
+    return Error(what +
+                 ": field 'run_bandwidth' must be an array of objects with an integer "
+                 "'bytes' and numbers 'read' and 'write', got " +
+                 v.dump());
+  };
+  if (!v.is_array()) throw malformed();
+  std::vector<MachineModel::RunShare> curve;
+  for (const ordered_json& entry : v) {
+    if (!entry.is_object() || entry.size() != 3 || !entry.contains("bytes") ||
+        !entry["bytes"].is_number_integer() || !entry.contains("read") ||
+        !entry["read"].is_number() || !entry.contains("write") || !entry["write"].is_number())
+      throw malformed();
+    curve.push_back({entry["bytes"].get<std::int64_t>(), entry["read"].get<double>(),
+                     entry["write"].get<double>()});
+  }
+  return curve;
+}
+
+// The share of a run of `bytes` along `curve` (RunShare::read or ::write),
+// linear in log(bytes) between the points.
+double run_share(const std::vector<MachineModel::RunShare>& curve, double bytes,
+                 double MachineModel::RunShare::*share) {
+  if (curve.empty()) return 1;
+  if (bytes <= static_cast<double>(curve.front().bytes)) return curve.front().*share;
+  for (std::size_t i = 1; i < curve.size(); ++i) {
+    const double hi = static_cast<double>(curve[i].bytes);
+    if (bytes > hi) continue;
+    const double lo = static_cast<double>(curve[i - 1].bytes);
+    const double f = std::log(bytes / lo) / std::log(hi / lo);
+    return curve[i - 1].*share + f * (curve[i].*share - curve[i - 1].*share);
+  }
+  return curve.back().*share;
+}
+
 } // namespace
+
+double MachineModel::read_share(double run_bytes) const {
+  return run_share(run_bandwidth, run_bytes, &RunShare::read);
+}
+
+double MachineModel::write_share(double run_bytes) const {
+  return run_share(run_bandwidth, run_bytes, &RunShare::write);
+}
 
 const MachineModel& MachineModel::host() {
   static const MachineModel machine = detect();
@@ -198,6 +244,17 @@ void MachineModel::validate() const {
   if (l3_bytes < 0)
     throw Error("machine model: l3_bytes must be 0 (unknown) or positive, got " +
                 std::to_string(l3_bytes));
+  for (std::size_t i = 0; i < run_bandwidth.size(); ++i) {
+    const RunShare& r = run_bandwidth[i];
+    if (r.bytes <= 0 || (i > 0 && r.bytes <= run_bandwidth[i - 1].bytes))
+      throw Error("machine model: run_bandwidth's bytes must be positive and ascending, got " +
+                  std::to_string(r.bytes) + " at entry " + std::to_string(i));
+    for (const double share : {r.read, r.write})
+      if (!(share > 0 && share <= 1))
+        throw Error(fmt::format("machine model: run_bandwidth's shares must be in (0, 1], got {} "
+                                "at entry {}",
+                                share, i));
+  }
 }
 
 std::string MachineModel::to_json() const {
@@ -209,6 +266,9 @@ std::string MachineModel::to_json() const {
   j["cache_line_bytes"] = cache_line_bytes;
   j["vector_bytes"] = vector_bytes;
   j["ops_per_byte"] = ops_per_byte;
+  j["run_bandwidth"] = ordered_json::array();
+  for (const RunShare& r : run_bandwidth)
+    j["run_bandwidth"].push_back({{"bytes", r.bytes}, {"read", r.read}, {"write", r.write}});
   j["source"] = source;
   return j.dump(2);
 }
@@ -217,14 +277,14 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
                                      const std::string& what) {
   const ordered_json doc = frontend::parse_strict_json(text, what);
   if (!doc.is_object()) throw Error(what + ": expected a JSON object, got " + doc.dump());
-  static const char* const fields[] = {
-      "cores",        "l1_bytes",     "l2_bytes", "l3_bytes", "cache_line_bytes",
-      "vector_bytes", "ops_per_byte", "source"};
+  static const char* const fields[] = {"cores",        "l1_bytes",         "l2_bytes",
+                                       "l3_bytes",     "cache_line_bytes", "vector_bytes",
+                                       "ops_per_byte", "run_bandwidth",    "source"};
   for (const auto& [key, value] : doc.items())
     if (std::find(std::begin(fields), std::end(fields), key) == std::end(fields))
       throw Error(what + ": unknown field '" + key +
                   "' (fields: cores, l1_bytes, l2_bytes, l3_bytes, cache_line_bytes, "
-                  "vector_bytes, ops_per_byte, source)");
+                  "vector_bytes, ops_per_byte, run_bandwidth, source)");
   MachineModel m = base;
   m.cores = int_field(doc, "cores", m.cores, what);
   m.l1_bytes = integer_field(doc, "l1_bytes", m.l1_bytes, what);
@@ -238,6 +298,8 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
                   doc["ops_per_byte"].dump());
     m.ops_per_byte = doc["ops_per_byte"].get<double>();
   }
+  if (doc.contains("run_bandwidth"))
+    m.run_bandwidth = run_bandwidth_field(doc["run_bandwidth"], what);
   m.source = what;
   if (doc.contains("source")) {
     if (!doc["source"].is_string())

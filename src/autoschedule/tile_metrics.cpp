@@ -16,7 +16,20 @@ struct LiveIn {
   const void* producer; // its Function or InputImage
   int bytes;            // per element
   std::vector<double> extents;
+  std::vector<double> whole; // the producer's extents
 };
+
+// The contiguous bytes a region of `extents` (innermost last) takes in a
+// buffer of `whole` extents: its rows, joined with the next dimension's
+// while they span the buffer's.
+double run_bytes(const std::vector<double>& extents, const std::vector<double>& whole, int bytes) {
+  double run = bytes;
+  for (std::size_t k = extents.size(); k-- > 0;) {
+    run *= extents[k];
+    if (extents[k] < whole[k]) break;
+  }
+  return run;
+}
 
 // Points of member m's region along common dimension c in a tile of `tile`
 // points of the common space: whole points for a full tile, a fraction on
@@ -142,6 +155,9 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
   for (std::size_t m = 0; m < n; ++m) {
     const StageFacts& s = model.stage(facts.members[m]);
     double points = 1, full = 1, owned = 1;
+    // Its own points per dimension of its own (the live-out's extents), and
+    // the stage's.
+    std::vector<double> owned_extents(s.function->vars().size(), 1.0), stage_extents;
     for (std::size_t c = 0; c < dims; ++c) {
       along[m * dims + c] = region_extent(facts, m, c, measured[c], extent);
       points *= along[m * dims + c];
@@ -150,8 +166,10 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
         owned /= t.tile_counts[c]; // only the first tile along c computes it for itself
       } else {
         const double share = measured[c] / static_cast<double>(g.scale[m][c]);
-        owned *= std::min(static_cast<double>(facts.extents[m][c]),
-                          extent == TileExtent::Full ? std::ceil(share) : share);
+        const double own = std::min(static_cast<double>(facts.extents[m][c]),
+                                    extent == TileExtent::Full ? std::ceil(share) : share);
+        owned *= own;
+        owned_extents[static_cast<std::size_t>(g.stage_dim[m][c])] = own;
       }
     }
     const double per_point = s.points > 0 ? s.work / s.points : 1;
@@ -159,7 +177,14 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     t.computed += points * per_point;
     work += s.work;
     if (facts.stored(m)) buffer_bytes[m] = full * s.bytes;
-    if (facts.live_out(m)) t.live_out_bytes += owned * s.bytes;
+    if (facts.live_out(m)) {
+      t.live_out_bytes += owned * s.bytes;
+      for (std::size_t j = 0; j < owned_extents.size(); ++j)
+        stage_extents.push_back(static_cast<double>(
+            facts.extents[m][static_cast<std::size_t>(g.alignment.stages[m].common_dim[j])]));
+      t.streams.push_back(
+          {owned * s.bytes, run_bytes(owned_extents, stage_extents, s.bytes), true});
+    }
   }
   t.buffer_bytes = shared_buffer_bytes(facts, buffer_bytes, false);
   t.cached_bytes = shared_buffer_bytes(facts, buffer_bytes, true);
@@ -182,10 +207,11 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
       auto entry = std::find_if(live_in.begin(), live_in.end(),
                                 [&](const LiveIn& l) { return l.producer == producer; });
       if (entry == live_in.end()) {
-        entry = live_in.insert(live_in.end(), LiveIn{producer, model.producer_bytes(edge), {}});
+        entry = live_in.insert(live_in.end(), LiveIn{producer, model.producer_bytes(edge), {}, {}});
       }
       std::vector<double>& extents = entry->extents;
       extents.resize(edge.dims.size(), 0);
+      entry->whole.resize(edge.dims.size(), 1);
       for (std::size_t k = 0; k < edge.dims.size(); ++k) {
         // A boundary condition's clamped reads need no more than their
         // unclamped indices would (clamping merges points).
@@ -214,6 +240,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
           need = access_hull(edge, k, extent_of).value_or(whole);
         }
         extents[k] = std::max(extents[k], std::min(need, whole));
+        entry->whole[k] = whole;
       }
     }
   }
@@ -222,6 +249,8 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     for (double e : entry.extents)
       points *= e;
     t.live_in_bytes += points * entry.bytes;
+    t.streams.push_back(
+        {points * entry.bytes, run_bytes(entry.extents, entry.whole, entry.bytes), false});
     if (facts.read_back(entry.producer)) t.live_in_read_back_bytes += points * entry.bytes;
   }
   t.cached_bytes += t.live_in_read_back_bytes;

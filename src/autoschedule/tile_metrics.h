@@ -25,6 +25,14 @@ struct TileMetrics {
   double redundant = 0;            ///< computed - useful (>= 0): the overlap
   double live_in_bytes = 0;        ///< data a tile reads from outside the group
   double live_out_bytes = 0;       ///< data a tile writes for outside the group
+  /// The live-in and live-out data by the runs of contiguous bytes it
+  /// takes (a region's rows, or its whole extent where its rows span the
+  /// buffer's): what MachineModel::run_bandwidth prices.
+  struct Stream {
+    double bytes = 0, run_bytes = 0;
+    bool written = false;
+  };
+  std::vector<Stream> streams;
   /// Its stored stages' full-tile regions, those whose lifetimes are apart
   /// in one memory (share_scratchpads): all the memory it writes (Halide's
   /// model prices a spill by it).

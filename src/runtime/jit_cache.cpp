@@ -64,22 +64,6 @@ void append_field(std::string& out, const std::string& field) {
   out += ';';
 }
 
-/// The CPU model and feature flags of this machine: -march=native code built
-/// on one machine must not be loaded on another from a shared cache.
-const std::string& host_cpu() {
-  static const std::string description = [] {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line, model, flags;
-    while (std::getline(in, line) && (model.empty() || flags.empty())) {
-      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-      if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0))
-        flags = line;
-    }
-    return model + "\n" + flags;
-  }();
-  return description;
-}
-
 bool read_file(const fs::path& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -265,6 +249,40 @@ void compile_and_install(const fs::path& dir, const std::string& key, const std:
 }
 
 } // namespace
+
+const std::string& host_cpu() {
+  static const std::string description = [] {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, model, flags;
+    while (std::getline(in, line) && (model.empty() || flags.empty())) {
+      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+      if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0))
+        flags = line;
+    }
+    return model + "\n" + flags;
+  }();
+  return description;
+}
+
+bool write_atomically(const std::string& path, const std::string& text) {
+  const fs::path target(path);
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  if (ec) return false;
+  const fs::path temp = target.parent_path() /
+                        (".tmp-" + std::to_string(::getpid()) + "-" + target.filename().string());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << text;
+    if (!out) {
+      fs::remove(temp, ec);
+      return false;
+    }
+  }
+  fs::rename(temp, target, ec);
+  if (ec) fs::remove(temp, ec);
+  return !ec;
+}
 
 std::string resolve_cache_dir(const CompileOptions& options) {
   if (!options.cache_dir.empty()) return options.cache_dir;

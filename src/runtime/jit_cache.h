@@ -27,6 +27,15 @@ namespace trapeze::runtime {
 /// $XDG_CACHE_HOME/trapeze, else $HOME/.cache/trapeze.
 std::string resolve_cache_dir(const CompileOptions& options);
 
+/// The CPU model and feature flags of this machine: -march=native code built
+/// on one machine must not be loaded on another from a shared cache.
+const std::string& host_cpu();
+
+/// Writes `text` to a temporary file beside `path` and renames it into place
+/// (creating the directory), so that a reader sees all of it or none; false
+/// where that failed (the caches are an optimization: not an error).
+bool write_atomically(const std::string& path, const std::string& text);
+
 /// 32 hex digits: the XXH3-128 hash of `text` (the key of every cache's
 /// entries: compiled code, schedules, auto-tuning results).
 std::string hash128_hex(const std::string& text);

@@ -21,7 +21,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace trapeze {
 
@@ -59,31 +58,13 @@ std::optional<Schedule> read_entry(const fs::path& path, const Pipeline& p) {
   }
 }
 
-void write_entry(const fs::path& path, const std::string& json) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return;
-  const fs::path temp =
-      path.parent_path() / fmt::format(".tmp-{}-{}", ::getpid(), path.filename().string());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << json;
-    if (!out) {
-      fs::remove(temp, ec);
-      return;
-    }
-  }
-  fs::rename(temp, path, ec);
-  if (ec) fs::remove(temp, ec);
-}
-
 } // namespace
 
 Schedule cached_auto_schedule(const Pipeline& p, const CompileOptions& options, bool* from_cache) {
   if (from_cache) *from_cache = false;
   const AutoScheduleOptions& scheduling = options.scheduling;
   if (scheduling.scheduler == SchedulerKind::Naive) return Schedule::naive(p);
-  const MachineModel machine = scheduling.machine.value_or(MachineModel::host());
+  const MachineModel machine = scheduling.machine ? *scheduling.machine : host_machine(options);
   const std::string key = runtime::hash128_hex(
       fmt::format("trapeze {};revision {};", TRAPEZE_VERSION_STRING, TRAPEZE_SCHEDULER_REVISION) +
       options_text(scheduling, machine) + to_text(p));
@@ -96,7 +77,7 @@ Schedule cached_auto_schedule(const Pipeline& p, const CompileOptions& options, 
   AutoScheduleOptions resolved = scheduling;
   resolved.machine = machine;
   Schedule s = auto_schedule(p, resolved);
-  write_entry(path, s.to_json());
+  runtime::write_atomically(path.string(), s.to_json());
   return s;
 }
 

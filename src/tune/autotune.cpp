@@ -109,7 +109,9 @@ AutotuneResult autotune(const Pipeline& p, const ParamValues& params, const Buff
     throw Error("autotune: the search space is empty (give tile sizes and thresholds)");
   for (std::int64_t t : options.tile_sizes)
     if (t < 1) throw Error(fmt::format("autotune: tile size {} is not positive", t));
-  const MachineModel machine = options.compile.scheduling.machine.value_or(MachineModel::host());
+  const MachineModel machine = options.compile.scheduling.machine
+                                   ? *options.compile.scheduling.machine
+                                   : host_machine(options.compile);
   const ParamValues bound = p.bind(params);
   const std::string key = results_key(p, bound, machine, options);
   AutotuneResult result;

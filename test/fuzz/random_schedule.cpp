@@ -196,6 +196,13 @@ Schedule automatic_schedule(const RandomPipeline& rp, FuzzRng& rng, std::string&
   // Inlining's rule (v) never, as on this machine, or on every stencil of
   // a stencil it may take.
   m.ops_per_byte = rng.pick(std::vector<double>{0.5, 3.0, 1e6});
+  // Short row runs at full bandwidth, or at a fraction of it (longer rows).
+  if (rng.chance(0.5)) {
+    const std::vector<double> shares = {0.2, 0.5, 0.9};
+    m.run_bandwidth = {
+        {rng.pick(std::vector<std::int64_t>{64, 1024}), rng.pick(shares), rng.pick(shares)},
+        {65536, 1.0, 1.0}};
+  }
   m.source = "fuzz";
   o.machine = m;
   o.innermost_tile = rng.pick(std::vector<std::int64_t>{1, 4, 16, 256, 8192});

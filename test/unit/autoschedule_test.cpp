@@ -31,6 +31,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -62,6 +63,13 @@ std::vector<int> members_named(const autoschedule::PipelineModel& model,
     members.push_back(model.index_of(name));
   std::sort(members.begin(), members.end());
   return members;
+}
+
+// Unsharp's stages in one group (dp's), inlined as Alg. 3 decides.
+autoschedule::GroupFacts unsharp_group(const autoschedule::PipelineModel& model) {
+  return autoschedule::group_facts(
+      model, members_named(model, {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"}),
+      true, 3);
 }
 
 // A random DAG of n vertices in topological order: each vertex after the
@@ -720,7 +728,7 @@ TEST(CpuCostModel, AGrownTileGrowsOnWhileEq2PricesItLower) {
   const autoschedule::TileMetrics& grown = choice.tile;
   const auto price = [&](const autoschedule::TileMetrics& t) {
     return autoschedule::weighted(AutoScheduleOptions{}.weights,
-                                  autoschedule::cost_components(facts, t, machine.cores));
+                                  autoschedule::cost_components(facts, t, machine));
   };
   // A fifth fewer rows already recomputed at most 15%, where growing used
   // to stop; eq. 2 prices it higher than the tile chosen.
@@ -875,9 +883,7 @@ TEST(TileMetrics, ALiveInIsTheTileAndItsWindow) {
   // input (their tiles then held 3 rows where 6 fit).
   const Pipeline unsharp = apps::find_app("unsharp").build();
   const autoschedule::PipelineModel model(unsharp, {});
-  const autoschedule::GroupFacts group = autoschedule::group_facts(
-      model, members_named(model, {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"}),
-      true, 3);
+  const autoschedule::GroupFacts group = unsharp_group(model);
   ASSERT_TRUE(group.ok) << group.why;
   ASSERT_EQ(group.space, (std::vector<std::int64_t>{3, 2832, 4256}));
   // 177 x 266 divides the space (16 x 16 tiles): the mean tile is the full
@@ -1001,6 +1007,88 @@ TEST(MachineModel, JsonRoundTripsAndRejectsBadFields) {
   EXPECT_GE(host.cores, 1);
   EXPECT_GT(host.l1_bytes, 0);
   EXPECT_GE(host.vector_bytes, 16);
+}
+
+TEST(MachineModel, RunBandwidthInterpolatesAndRoundTrips) {
+  MachineModel m;
+  EXPECT_EQ(m.read_share(64), 1.0); // not measured: every run at full bandwidth
+  m.run_bandwidth = {{512, 0.5, 0.4}, {2048, 0.7, 0.8}, {65536, 1.0, 1.0}};
+  EXPECT_DOUBLE_EQ(m.read_share(100), 0.5);   // shorter than the first: the first's
+  EXPECT_DOUBLE_EQ(m.read_share(1024), 0.6);  // halfway in log(bytes)
+  EXPECT_DOUBLE_EQ(m.write_share(1024), 0.6); // 0.4 .. 0.8
+  EXPECT_DOUBLE_EQ(m.write_share(2048), 0.8);
+  EXPECT_DOUBLE_EQ(m.read_share(1e9), 1.0); // longer than the last: the last's
+  const MachineModel back = MachineModel::from_json(m.to_json(), MachineModel{}, "test");
+  ASSERT_EQ(back.run_bandwidth.size(), 3u);
+  EXPECT_EQ(back.run_bandwidth[1].bytes, 2048);
+  EXPECT_EQ(back.run_bandwidth[1].write, 0.8);
+  EXPECT_TRUE(MachineModel::from_json(R"({"run_bandwidth": []})", m, "test").run_bandwidth.empty());
+  const auto rejects = [](const char* json, const char* message) {
+    EXPECT_THAT([&] { MachineModel::from_json(json, MachineModel{}, "m.json"); },
+                testing::ThrowsMessage<Error>(HasSubstr(message)))
+        << json;
+  };
+  rejects(R"({"run_bandwidth": 3})", "'run_bandwidth' must be an array of objects");
+  rejects(R"({"run_bandwidth": [{"bytes": 512, "read": 0.5}]})",
+          "'run_bandwidth' must be an array of objects");
+  rejects(R"({"run_bandwidth": [{"bytes": 512, "read": 0.5, "write": 1.5}]})",
+          "shares must be in (0, 1], got 1.5 at entry 0");
+  rejects(R"({"run_bandwidth": [{"bytes": 512, "read": 0.5, "write": 0.5},
+                                {"bytes": 256, "read": 0.5, "write": 0.5}]})",
+          "bytes must be positive and ascending, got 256 at entry 1");
+}
+
+TEST(TileMetrics, LiveDataIsPricedByItsRowRuns) {
+  // Unsharp's group: a tile 266 columns wide reads rows of 270 floats of
+  // the image and writes rows of 266; a strip of whole rows reads and
+  // writes one run a tile (its rows join up).
+  const Pipeline unsharp = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(unsharp, {});
+  const autoschedule::GroupFacts group = unsharp_group(model);
+  ASSERT_TRUE(group.ok) << group.why;
+  const autoschedule::TileMetrics tile = autoschedule::measure_tile(model, group, {1, 177, 266});
+  const autoschedule::TileMetrics strip = autoschedule::measure_tile(model, group, {1, 6, 4256});
+  const auto runs = [](const autoschedule::TileMetrics& t) {
+    std::vector<std::pair<double, bool>> r;
+    for (const autoschedule::TileMetrics::Stream& s : t.streams)
+      r.emplace_back(s.run_bytes, s.written);
+    std::sort(r.begin(), r.end());
+    return r;
+  };
+  using Runs = std::vector<std::pair<double, bool>>;
+  EXPECT_EQ(runs(tile), (Runs{{266.0 * 4, true}, {270.0 * 4, false}}));
+  EXPECT_EQ(runs(strip), (Runs{{6.0 * 4256 * 4, true}, {10.0 * 4256 * 4, false}}));
+
+  // Not measured, the live data is its bytes; measured, short runs cost
+  // more, and so the model takes longer rows.
+  MachineModel flat = two_cores_with_1_mib_l2();
+  const autoschedule::CostComponents plain = autoschedule::cost_components(group, tile, flat);
+  EXPECT_DOUBLE_EQ(plain.live_data, (tile.live_in_bytes + tile.live_out_bytes) / tile.useful / 16);
+  MachineModel steep = flat;
+  steep.run_bandwidth = {{1024, 0.5, 0.5}, {65536, 1.0, 1.0}};
+  EXPECT_NEAR(autoschedule::cost_components(group, tile, steep).live_data / plain.live_data, 1.97,
+              0.02);
+  EXPECT_DOUBLE_EQ(autoschedule::cost_components(group, strip, steep).live_data,
+                   autoschedule::cost_components(group, strip, flat).live_data);
+
+  // Harris in one group on a two-core machine with 512 KiB of L2 and AVX2:
+  // squarish tiles with rows of 128 where every run streams alike; longer
+  // rows where short runs take half the bandwidth.
+  const Pipeline harris = apps::find_app("harris").build();
+  const autoschedule::PipelineModel harris_model(harris, {});
+  std::vector<int> all(static_cast<std::size_t>(harris_model.size()));
+  std::iota(all.begin(), all.end(), 0);
+  MachineModel avx2 = flat;
+  avx2.l2_bytes = 512 * 1024;
+  avx2.vector_bytes = 32;
+  const auto row = [&](const std::vector<MachineModel::RunShare>& curve) {
+    MachineModel machine = avx2;
+    machine.run_bandwidth = curve;
+    const autoschedule::CpuCostModel cpu(harris_model, {}, machine);
+    return cpu.evaluate(all).group.tile_sizes.back();
+  };
+  EXPECT_EQ(row({}), 128);
+  EXPECT_GE(row(steep.run_bandwidth), 256);
 }
 
 // Every app under every automatic scheduler: a valid schedule (auto_schedule

@@ -389,5 +389,58 @@ extern "C" int answer(void) {
   }
 }
 
+TEST(HostMachine, MeasuresItsRowRunsOnceAndKeepsThem) {
+  // The first call measures (about half a second) and keeps the curve in the
+  // cache directory; a process that finds it there reads it instead.
+  TempDir first;
+  CompileOptions options;
+  options.cache_dir = first.str();
+  const MachineModel measured = host_machine(options);
+  ASSERT_FALSE(measured.run_bandwidth.empty());
+  for (std::size_t i = 0; i < measured.run_bandwidth.size(); ++i) {
+    const MachineModel::RunShare& r = measured.run_bandwidth[i];
+    EXPECT_GT(r.read, 0);
+    EXPECT_LE(r.write, 1);
+    if (i > 0) {
+      EXPECT_GT(r.bytes, measured.run_bandwidth[i - 1].bytes);
+    }
+  }
+  const std::vector<std::string> kept = files_in(first.path() / "machine");
+  ASSERT_EQ(std::count_if(kept.begin(), kept.end(),
+                          [](const std::string& f) { return f.ends_with(".json"); }),
+            1)
+      << testing::PrintToString(kept);
+  const std::string name = *std::find_if(kept.begin(), kept.end(),
+                                         [](const std::string& f) { return f.ends_with(".json"); });
+  EXPECT_THAT(measured.source, HasSubstr("run bandwidth measured (" + first.str()));
+  EXPECT_EQ(measured.cores, MachineModel::host().cores);
+
+  // A kept entry is read, not measured.
+  TempDir second;
+  fs::create_directories(second.path() / "machine");
+  std::ofstream(second.path() / "machine" / name)
+      << R"({"run_bandwidth": [{"bytes": 300, "read": 0.25, "write": 0.35}]})";
+  options.cache_dir = second.str();
+  const MachineModel read = host_machine(options);
+  ASSERT_EQ(read.run_bandwidth.size(), 1u);
+  EXPECT_EQ(read.run_bandwidth[0].bytes, 300);
+  EXPECT_EQ(read.run_bandwidth[0].write, 0.35);
+
+  // A damaged entry is measured again and replaced; so is any entry asked
+  // to be (`trapeze machine --measure`).
+  TempDir third;
+  fs::create_directories(third.path() / "machine");
+  std::ofstream(third.path() / "machine" / name) << R"({"run_bandwidth": [{"bytes": -1)";
+  options.cache_dir = third.str();
+  EXPECT_GT(host_machine(options).run_bandwidth.size(), 1u);
+  EXPECT_GT(
+      MachineModel::from_json(read_text(third.path() / "machine" / name), MachineModel{}, "kept")
+          .run_bandwidth.size(),
+      1u);
+  options.cache_dir = second.str();
+  EXPECT_GT(host_machine(options, true).run_bandwidth.size(), 1u);
+  EXPECT_GT(host_machine(options).run_bandwidth.size(), 1u);
+}
+
 } // namespace
 } // namespace trapeze

@@ -1,0 +1,84 @@
+// host_machine: MachineModel::host() and the figures that must be measured
+// (run_bandwidth), measured once per machine and kept in the cache
+// directory, so that schedules do not move with the noise of a measurement.
+//
+// The entry is <cache dir>/machine/<key>.json, {"run_bandwidth": [...]}; the
+// key hashes the CPU's model and flags and what MachineModel::host() read
+// (cores, caches, vectors), so a machine with other caches or another core
+// count measures again. An entry that does not load is measured again and
+// rewritten.
+#include "autoschedule/run_bandwidth_probe.h"
+#include "runtime/jit_cache.h"
+#include "trapeze/error.h"
+#include "trapeze/runtime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace trapeze {
+
+namespace {
+
+std::optional<MachineModel> read_kept(const std::string& path, const MachineModel& base) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    MachineModel m = MachineModel::from_json(text.str(), base, path);
+    m.source = base.source + " + run bandwidth measured (" + path + ")";
+    return m;
+  } catch (const Error&) {
+    return std::nullopt; // damaged: measure again and overwrite it
+  }
+}
+
+} // namespace
+
+MachineModel host_machine(const CompileOptions& options, bool remeasure) {
+  const MachineModel& base = MachineModel::host();
+  const std::string path = (std::filesystem::path(runtime::resolve_cache_dir(options)) / "machine" /
+                            (runtime::hash128_hex(runtime::host_cpu() + base.to_json()) + ".json"))
+                               .string();
+  // Once per process and entry: every compile asks.
+  static std::mutex mutex;
+  static std::map<std::string, MachineModel> known;
+  const std::lock_guard<std::mutex> in_process(mutex);
+  if (!remeasure) {
+    if (const auto found = known.find(path); found != known.end()) return found->second;
+    if (std::optional<MachineModel> kept = read_kept(path, base)) return known[path] = *kept;
+  }
+  // One process measures; the others wait for its entry (several measuring
+  // at once would each see a share of the bandwidth). Without a lock file
+  // (a cache directory that cannot be written), each measures alone.
+  const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  const int lock_file = ::open((directory / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_file >= 0) ::flock(lock_file, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) ::close(fd); // releases the lock
+    }
+  } unlock{lock_file};
+  if (!remeasure)
+    if (std::optional<MachineModel> kept = read_kept(path, base)) return known[path] = *kept;
+  MachineModel m = base;
+  m.run_bandwidth = autoschedule::measure_run_bandwidth(m.cores, m.l3_bytes);
+  nlohmann::ordered_json entry;
+  entry["run_bandwidth"] = nlohmann::ordered_json::parse(m.to_json())["run_bandwidth"];
+  m.source = base.source + " + run bandwidth measured";
+  if (runtime::write_atomically(path, entry.dump(2))) m.source += " (" + path + ")";
+  return known[path] = m;
+}
+
+} // namespace trapeze
