@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <system_error>
 #include <thread>
 
 namespace trapeze::autoschedule {
@@ -68,8 +70,12 @@ double stream(const Image& image, std::int64_t run, bool write, int threads) {
   };
   const Clock::time_point start = Clock::now();
   std::vector<std::thread> helpers;
-  for (int i = 1; i < threads; ++i)
-    helpers.emplace_back(work);
+  try {
+    for (int i = 1; i < threads; ++i)
+      helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // The system is out of threads: the pass runs on those it got.
+  }
   work();
   for (std::thread& h : helpers)
     h.join();
@@ -83,7 +89,11 @@ std::vector<MachineModel::RunShare> measure_run_bandwidth(int threads, std::int6
   // Twice the last-level cache, so that the passes stream from memory.
   const std::int64_t bytes =
       std::clamp<std::int64_t>(2 * l3_bytes, std::int64_t{64} << 20, std::int64_t{256} << 20);
-  const std::unique_ptr<float[]> memory(new float[static_cast<std::size_t>(bytes / 4)]);
+  // Where the memory is not to be had, every run is priced alike (the
+  // built-in default).
+  const std::unique_ptr<float[]> memory(
+      new (std::nothrow) float[static_cast<std::size_t>(bytes / 4)]);
+  if (!memory) return {};
   const Image img{memory.get(), bytes / row_bytes};
   threads = std::max(1, threads);
   stream(img, row_bytes, true, threads); // touch every page once

@@ -19,7 +19,8 @@ namespace trapeze::autoschedule {
 /// `threads` threads in tiles of the same bytes whose rows are 256 to 8192
 /// bytes long, and in whole rows, several passes interleaved; the share of
 /// each is its best bandwidth over the whole rows' best, rounded to 0.05.
-/// Takes about half a second.
+/// Takes about half a second. Empty (every run alike) where the buffer
+/// cannot be allocated.
 std::vector<MachineModel::RunShare> measure_run_bandwidth(int threads, std::int64_t l3_bytes);
 
 } // namespace trapeze::autoschedule

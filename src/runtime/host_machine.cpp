@@ -45,9 +45,14 @@ std::optional<MachineModel> read_kept(const std::string& path, const MachineMode
 
 MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   const MachineModel& base = MachineModel::host();
-  const std::string path = (std::filesystem::path(runtime::resolve_cache_dir(options)) / "machine" /
-                            (runtime::hash128_hex(runtime::host_cpu() + base.to_json()) + ".json"))
-                               .string();
+  std::string path; // empty: no cache directory, this process's measurement only
+  try {
+    path = (std::filesystem::path(runtime::resolve_cache_dir(options)) / "machine" /
+            (runtime::hash128_hex(runtime::host_cpu() + base.to_json()) + ".json"))
+               .string();
+  } catch (const Error&) {
+    // No cache directory ($HOME unset): measured for this process only.
+  }
   // Once per process and entry: every compile asks.
   static std::mutex mutex;
   static std::map<std::string, MachineModel> known;
@@ -61,8 +66,9 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   // (a cache directory that cannot be written), each measures alone.
   const std::filesystem::path directory = std::filesystem::path(path).parent_path();
   std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  const int lock_file = ::open((directory / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (!path.empty()) std::filesystem::create_directories(directory, ec);
+  const int lock_file =
+      path.empty() ? -1 : ::open((directory / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_file >= 0) ::flock(lock_file, LOCK_EX);
   struct Unlock {
     int fd;
@@ -77,7 +83,8 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   nlohmann::ordered_json entry;
   entry["run_bandwidth"] = nlohmann::ordered_json::parse(m.to_json())["run_bandwidth"];
   m.source = base.source + " + run bandwidth measured";
-  if (runtime::write_atomically(path, entry.dump(2))) m.source += " (" + path + ")";
+  if (!path.empty() && runtime::write_atomically(path, entry.dump(2)))
+    m.source += " (" + path + ")";
   return known[path] = m;
 }
 
