@@ -159,9 +159,14 @@ private:
     for (int d = 0; d < dims(); ++d) {
       const Interval& range = p_.stage->domain()[static_cast<std::size_t>(d)];
       const std::string name = let_name(var_name(d));
-      const Expr clamped = prover_.simplify(
-          min_of(max_of(as_i64(u.target[static_cast<std::size_t>(d)]), prover_.simplify(range.lo)),
-                 prover_.simplify(range.hi)));
+      const Expr target = as_i64(u.target[static_cast<std::size_t>(d)]);
+      // A target that follows a reduction variable lies in the domain already
+      // (reduction_targets proved it): no clamp to compute.
+      const Expr clamped =
+          kinds[static_cast<std::size_t>(d)].kind == analysis::TargetDim::Kind::Follows
+              ? prover_.simplify(target)
+              : prover_.simplify(
+                    min_of(max_of(target, prover_.simplify(range.lo)), prover_.simplify(range.hi)));
       targets.emplace_back(name, clamped);
       index.push_back(let_ref(name, ScalarType::Int64));
       const Interval& box = p_.box[static_cast<std::size_t>(d)];
