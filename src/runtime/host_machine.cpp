@@ -12,14 +12,10 @@
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -28,12 +24,10 @@ namespace trapeze {
 namespace {
 
 std::optional<MachineModel> read_kept(const std::string& path, const MachineModel& base) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  if (!runtime::read_file(path, text)) return std::nullopt;
   try {
-    MachineModel m = MachineModel::from_json(text.str(), base, path);
+    MachineModel m = MachineModel::from_json(text, base, path);
     m.source = base.source + " + run bandwidth measured (" + path + ")";
     return m;
   } catch (const Error&) {
@@ -80,11 +74,10 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
     if (std::optional<MachineModel> kept = read_kept(path, base)) return known[path] = *kept;
   MachineModel m = base;
   m.run_bandwidth = autoschedule::measure_run_bandwidth(m.cores, m.l3_bytes);
-  nlohmann::ordered_json entry;
-  entry["run_bandwidth"] = nlohmann::ordered_json::parse(m.to_json())["run_bandwidth"];
   m.source = base.source + " + run bandwidth measured";
-  if (!path.empty() && runtime::write_atomically(path, entry.dump(2)))
-    m.source += " (" + path + ")";
+  // The whole model (what `trapeze machine --json` prints): its other
+  // fields are the key's, so reading it back changes only the row runs.
+  if (!path.empty() && runtime::write_atomically(path, m.to_json())) m.source += " (" + path + ")";
   return known[path] = m;
 }
 

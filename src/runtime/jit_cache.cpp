@@ -64,16 +64,6 @@ void append_field(std::string& out, const std::string& field) {
   out += ';';
 }
 
-bool read_file(const fs::path& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return false;
-  out = std::move(buffer).str();
-  return true;
-}
-
 void write_file(const fs::path& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
@@ -262,6 +252,16 @@ const std::string& host_cpu() {
     return model + "\n" + flags;
   }();
   return description;
+}
+
+bool read_file(const fs::path& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return false;
+  out = std::move(buffer).str();
+  return true;
 }
 
 bool write_atomically(const std::string& path, const std::string& text) {

@@ -19,6 +19,7 @@
 #include "trapeze/runtime.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace trapeze::runtime {
@@ -30,6 +31,10 @@ std::string resolve_cache_dir(const CompileOptions& options);
 /// The CPU model and feature flags of this machine: -march=native code built
 /// on one machine must not be loaded on another from a shared cache.
 const std::string& host_cpu();
+
+/// The whole of a file in `out`; false where it cannot be read (a cache
+/// entry that is not there).
+bool read_file(const std::filesystem::path& path, std::string& out);
 
 /// Writes `text` to a temporary file beside `path` and renames it into place
 /// (creating the directory), so that a reader sees all of it or none; false

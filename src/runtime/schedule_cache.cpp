@@ -19,8 +19,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace trapeze {
 
@@ -45,12 +43,10 @@ std::string options_text(const AutoScheduleOptions& o, const MachineModel& machi
 }
 
 std::optional<Schedule> read_entry(const fs::path& path, const Pipeline& p) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  if (!runtime::read_file(path, text)) return std::nullopt;
   try {
-    Schedule s = Schedule::from_json(text.str());
+    Schedule s = Schedule::from_json(text);
     s.validate(p);
     return s;
   } catch (const Error&) {
