@@ -6,13 +6,18 @@
 #     [PIPELINE <name>]                  # the pipeline's name; default <target>
 #     [SCHEDULE <schedule.json> | SCHEDULER <dp|greedy|halide-greedy|naive>]
 #     [PARAMS <NAME=VALUE>...]           # the sizes the schedule is made for
+#     [MACHINE <machine.json>]           # the machine it is made for; default: this one
 #     [TARGET_FLAGS <flag>...])          # default: -O3 -ffp-contract=off -fno-trapping-math
 #
 # A .tz source is a pipeline in the text form (docs/text-form.md); `trapeze
 # emit` turns it into C++ under the schedule given (the dp scheduler by
 # default). A C++ source is a generator: a program, linked with trapeze, that
 # builds the pipeline with the DSL and calls trapeze::emit_aot(p, argv[1])
-# (under the schedule it chooses itself). Either way <target> is a static
+# (under the schedule it chooses itself). The automatic schedulers make a
+# schedule for the build machine (its caches, and its row-run bandwidth
+# measured once per build tree) unless MACHINE names a machine model file
+# (`trapeze machine --json`): a build that should give the same code on every
+# machine names one. Either way <target> is a static
 # library of the generated code, OpenMP linked, whose include directory holds
 # <name>.h: the C entry point trapeze_<name> and the typed C++ function
 # trapeze_aot::<name> (docs/aot.md). Add -march=native (or another -march) to
@@ -20,7 +25,7 @@
 include_guard(GLOBAL)
 
 function(trapeze_add_pipeline target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;PIPELINE;SCHEDULE;SCHEDULER"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;PIPELINE;SCHEDULE;SCHEDULER;MACHINE"
                         "PARAMS;TARGET_FLAGS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "trapeze_add_pipeline(${target}): unknown arguments "
@@ -47,6 +52,11 @@ function(trapeze_add_pipeline target)
   if(source MATCHES "\\.(tz|txt)$")
     set(options "")
     set(schedule "") # not the caller's variable of that name
+    set(machine "")
+    if(arg_MACHINE)
+      get_filename_component(machine "${arg_MACHINE}" ABSOLUTE)
+      list(APPEND options --machine "${machine}")
+    endif()
     if(arg_SCHEDULE)
       get_filename_component(schedule "${arg_SCHEDULE}" ABSOLUTE)
       list(APPEND options --schedule "${schedule}")
@@ -61,13 +71,14 @@ function(trapeze_add_pipeline target)
       # The automatic schedulers' cache stays in the build tree.
       COMMAND ${CMAKE_COMMAND} -E env "TRAPEZE_CACHE_DIR=${dir}/cache"
               $<TARGET_FILE:trapeze::cli> emit "${source}" --out "${dir}" ${options}
-      DEPENDS "${source}" ${schedule} trapeze::cli
+      DEPENDS "${source}" ${schedule} ${machine} trapeze::cli
       COMMENT "trapeze: generating pipeline '${arg_PIPELINE}' from ${arg_SOURCE}"
       VERBATIM)
   elseif(source MATCHES "\\.(cpp|cc|cxx|C)$")
-    if(arg_SCHEDULE OR arg_SCHEDULER OR arg_PARAMS)
-      message(FATAL_ERROR "trapeze_add_pipeline(${target}): SCHEDULE, SCHEDULER and PARAMS "
-                          "apply to .tz sources; a generator passes its schedule to emit_aot")
+    if(arg_SCHEDULE OR arg_SCHEDULER OR arg_PARAMS OR arg_MACHINE)
+      message(FATAL_ERROR "trapeze_add_pipeline(${target}): SCHEDULE, SCHEDULER, PARAMS and "
+                          "MACHINE apply to .tz sources; a generator passes its schedule (and "
+                          "machine) to emit_aot")
     endif()
     add_executable(${target}_generator "${source}")
     target_link_libraries(${target}_generator PRIVATE trapeze::trapeze)

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <fstream>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -30,10 +31,30 @@ std::string sizes(const std::vector<std::int64_t>& values) {
   return "[" + join(parts) + "]";
 }
 
+// Whether a machine file (already loaded, so well-formed) names the row runs.
+bool gives_run_bandwidth(const std::string& path) {
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  return doc.is_object() && doc.contains("run_bandwidth");
+}
+
 } // namespace
 
 MachineModel MachineChoice::resolve() const {
-  MachineModel m = file.empty() ? host_machine() : MachineModel::load(file, host_machine());
+  MachineModel m;
+  if (file.empty()) {
+    m = host_machine();
+  } else {
+    // The file's fields over this machine's. The row runs are measured only
+    // where the file does not give them: a whole file (as `trapeze machine
+    // --json` writes it) schedules the same on every machine.
+    m = MachineModel::load(file, MachineModel::host());
+    if (!gives_run_bandwidth(file)) {
+      const MachineModel measured = host_machine();
+      m.run_bandwidth = measured.run_bandwidth;
+      m.source += " + run bandwidth of this machine";
+    }
+  }
   bool overridden = false;
   if (cores > 0) m.cores = cores, overridden = true;
   if (l1_bytes > 0) m.l1_bytes = l1_bytes, overridden = true;

@@ -217,6 +217,41 @@ TEST_F(Cli, RunAndExplainTakeAScheduleFile) {
   EXPECT_THAT(run("explain blur").out, testing::Not(HasSubstr("schedule (")));
 }
 
+TEST_F(Cli, AWholeMachineFileSchedulesWithoutLookingAtThisMachine) {
+  // A file with every field (what `trapeze machine --json` writes) is the
+  // machine: nothing of this one is measured, and the same file gives the
+  // same schedule anywhere (trapeze_add_pipeline's MACHINE). A file that
+  // leaves out the row runs takes this machine's, measured once.
+  const fs::path cache = dir_ / "cache";
+  const std::string env = "TRAPEZE_CACHE_DIR='" + cache.string() + "'";
+  const fs::path whole = dir_ / "whole.json", partial = dir_ / "partial.json";
+  std::ofstream(whole) << R"({"cores": 4, "l1_bytes": 49152, "l2_bytes": 1310720,
+    "l3_bytes": 12582912, "cache_line_bytes": 64, "vector_bytes": 32, "ops_per_byte": 3.0,
+    "run_bandwidth": [{"bytes": 512, "read": 0.5, "write": 0.6},
+                      {"bytes": 65536, "read": 1.0, "write": 1.0}]})";
+  std::ofstream(partial) << R"({"cores": 4})";
+  const CliResult m = testing_support::run_cli(
+      TRAPEZE_CLI_PATH, "machine --json --machine " + whole.string(), dir_, env);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const auto j = nlohmann::json::parse(m.out);
+  EXPECT_EQ(j["l2_bytes"], 1310720);
+  ASSERT_EQ(j["run_bandwidth"].size(), 2u);
+  EXPECT_EQ(j["run_bandwidth"][0]["write"], 0.6);
+  EXPECT_EQ(j["source"], whole.string());
+  const CliResult s = testing_support::run_cli(
+      TRAPEZE_CLI_PATH, "schedule unsharp --machine " + whole.string(), dir_, env);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_FALSE(fs::exists(cache / "machine")) << "measured this machine's row runs";
+
+  const CliResult p = testing_support::run_cli(
+      TRAPEZE_CLI_PATH, "machine --json --machine " + partial.string(), dir_, env);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(nlohmann::json::parse(p.out)["cores"], 4);
+  EXPECT_THAT(nlohmann::json::parse(p.out)["source"].get<std::string>(),
+              HasSubstr(" + run bandwidth of this machine"));
+  EXPECT_TRUE(fs::exists(cache / "machine"));
+}
+
 TEST_F(Cli, ExplainShowsATiledSchedule) {
   const fs::path file = dir_ / "fused.json";
   std::ofstream(file) << R"({"groups": [{"stages": ["img_constant_exterior", "blurx", "blury",
