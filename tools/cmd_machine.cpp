@@ -48,6 +48,9 @@ void add_machine_command(CLI::App& root, int& exit_code) {
         for (const MachineModel::RunShare& r : m.run_bandwidth)
           fmt::print("             {:>7} bytes  {:.2f} / {:.2f}\n", r.bytes, r.read, r.write);
       }
+      fmt::print("gathers      {}\n",
+                 m.vector_gathers ? "the CPU's vector gathers (the compiler's choice)"
+                                  : "one scalar load a lane (measured faster than gathers)");
       fmt::print("read from    {}\n", m.source);
     }
     exit_code = 0;

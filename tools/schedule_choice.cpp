@@ -31,11 +31,11 @@ std::string sizes(const std::vector<std::int64_t>& values) {
   return "[" + join(parts) + "]";
 }
 
-// Whether a machine file (already loaded, so well-formed) names the row runs.
-bool gives_run_bandwidth(const std::string& path) {
+// Whether a machine file (already loaded, so well-formed) names `field`.
+bool names_field(const std::string& path, const char* field) {
   std::ifstream in(path);
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  return doc.is_object() && doc.contains("run_bandwidth");
+  return doc.is_object() && doc.contains(field);
 }
 
 } // namespace
@@ -45,14 +45,18 @@ MachineModel MachineChoice::resolve() const {
   if (file.empty()) {
     m = host_machine();
   } else {
-    // The file's fields over this machine's. The row runs are measured only
-    // where the file does not give them: a whole file (as `trapeze machine
-    // --json` writes it) schedules the same on every machine.
+    // The file's fields over this machine's. What is measured (the row
+    // runs, the gathers) is measured only where the file does not give it:
+    // a whole file (as `trapeze machine --json` writes it) schedules and
+    // compiles the same on every machine.
     m = MachineModel::load(file, MachineModel::host());
-    if (!gives_run_bandwidth(file)) {
+    const bool runs = names_field(file, "run_bandwidth");
+    const bool gathers = names_field(file, "vector_gathers");
+    if (!runs || !gathers) {
       const MachineModel measured = host_machine();
-      m.run_bandwidth = measured.run_bandwidth;
-      m.source += " + run bandwidth of this machine";
+      if (!runs) m.run_bandwidth = measured.run_bandwidth;
+      if (!gathers) m.vector_gathers = measured.vector_gathers;
+      m.source += " + what this machine measured";
     }
   }
   bool overridden = false;

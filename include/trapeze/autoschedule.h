@@ -56,6 +56,12 @@ struct MachineModel {
   std::vector<RunShare> run_bandwidth;
   double read_share(double run_bytes) const;
   double write_share(double run_bytes) const;
+  /// Whether the JIT's code loads a vector's lanes from computed addresses
+  /// (look-ups, data-dependent reads) with the CPU's gather instructions
+  /// (true, the compiler's own choice) or one scalar load a lane (false:
+  /// where those ran faster; the JIT then tells GCC not to gather).
+  /// runtime's host_machine() measures it (docs/jit.md).
+  bool vector_gathers = true;
   /// Where the figures came from: "sysfs", "cpuid", "built-in defaults", a
   /// file name, "command line", or several of these joined by " + ".
   std::string source = "built-in defaults";

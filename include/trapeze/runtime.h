@@ -87,7 +87,8 @@ compare_outputs(const Pipeline& p, const BufferMap& expected, const BufferMap& a
 /// How the JIT compiles. Empty fields take the defaults shown.
 struct CompileOptions {
   std::string compiler; ///< $CXX, else "c++"
-  /// $TRAPEZE_CXXFLAGS, else "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math".
+  /// $TRAPEZE_CXXFLAGS, else "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math"
+  /// and, where MachineModel::vector_gathers is false, GCC's flag against gathers (docs/jit.md).
   /// Without contraction into fused multiply-adds, float32 code rounds after every operation
   /// exactly as the interpreter does, so a comparison such as unsharp's threshold cannot flip
   /// between the two. Flags that allow contraction (-ffp-contract=fast) are faster on compute-bound

@@ -269,6 +269,7 @@ std::string MachineModel::to_json() const {
   j["run_bandwidth"] = ordered_json::array();
   for (const RunShare& r : run_bandwidth)
     j["run_bandwidth"].push_back({{"bytes", r.bytes}, {"read", r.read}, {"write", r.write}});
+  j["vector_gathers"] = vector_gathers;
   j["source"] = source;
   return j.dump(2);
 }
@@ -277,14 +278,14 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
                                      const std::string& what) {
   const ordered_json doc = frontend::parse_strict_json(text, what);
   if (!doc.is_object()) throw Error(what + ": expected a JSON object, got " + doc.dump());
-  static const char* const fields[] = {"cores",        "l1_bytes",         "l2_bytes",
-                                       "l3_bytes",     "cache_line_bytes", "vector_bytes",
-                                       "ops_per_byte", "run_bandwidth",    "source"};
+  static const char* const fields[] = {
+      "cores",        "l1_bytes",     "l2_bytes",      "l3_bytes",       "cache_line_bytes",
+      "vector_bytes", "ops_per_byte", "run_bandwidth", "vector_gathers", "source"};
   for (const auto& [key, value] : doc.items())
     if (std::find(std::begin(fields), std::end(fields), key) == std::end(fields))
       throw Error(what + ": unknown field '" + key +
                   "' (fields: cores, l1_bytes, l2_bytes, l3_bytes, cache_line_bytes, "
-                  "vector_bytes, ops_per_byte, run_bandwidth, source)");
+                  "vector_bytes, ops_per_byte, run_bandwidth, vector_gathers, source)");
   MachineModel m = base;
   m.cores = int_field(doc, "cores", m.cores, what);
   m.l1_bytes = integer_field(doc, "l1_bytes", m.l1_bytes, what);
@@ -300,6 +301,12 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
   }
   if (doc.contains("run_bandwidth"))
     m.run_bandwidth = run_bandwidth_field(doc["run_bandwidth"], what);
+  if (doc.contains("vector_gathers")) {
+    if (!doc["vector_gathers"].is_boolean())
+      throw Error(what + ": field 'vector_gathers' must be true or false, got " +
+                  doc["vector_gathers"].dump());
+    m.vector_gathers = doc["vector_gathers"].get<bool>();
+  }
   m.source = what;
   if (doc.contains("source")) {
     if (!doc["source"].is_string())

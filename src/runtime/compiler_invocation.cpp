@@ -134,11 +134,45 @@ std::vector<std::string> resolve_compiler(const CompileOptions& options) {
   return split_words(text);
 }
 
-std::string resolve_flags(const CompileOptions& options) {
+std::string resolve_flags(const CompileOptions& options, const std::vector<std::string>& compiler) {
   if (!is_blank(options.flags)) return options.flags;
   const std::string env = environment("TRAPEZE_CXXFLAGS");
   if (!is_blank(env)) return env;
-  return "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math";
+  std::string flags = "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math";
+  const MachineModel machine =
+      options.scheduling.machine ? *options.scheduling.machine : host_machine(options);
+  if (!machine.vector_gathers) {
+    const std::string no_gathers = no_gathers_flag(compiler);
+    if (!no_gathers.empty()) flags += " " + no_gathers;
+  }
+  return flags;
+}
+
+const std::string& no_gathers_flag(const std::vector<std::string>& compiler) {
+  // GCC 13.2 and later: -mno-gather; before, the tuning knobs (named
+  // use_gather before GCC 13, use_gather_8parts after). Clang has none.
+  static const std::vector<std::string> candidates = {
+      "-mno-gather", "-mtune-ctrl=^use_gather_2parts,^use_gather_4parts,^use_gather_8parts",
+      "-mtune-ctrl=^use_gather_2parts,^use_gather_4parts,^use_gather"};
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, std::string> accepted;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto found = accepted.find(compiler); found != accepted.end()) return found->second;
+  std::string& flag = accepted[compiler];
+  for (const std::string& candidate : candidates) {
+    std::vector<std::string> argv = compiler;
+    argv.insert(argv.end(), {candidate, "-fsyntax-only", "-x", "c++", "/dev/null"});
+    try {
+      const ProcessResult r = run_process(argv);
+      if (r.exit_code == 0 && r.output.empty()) {
+        flag = candidate;
+        break;
+      }
+    } catch (const Error&) {
+      break; // no compiler to ask: compile_to_cache names it
+    }
+  }
+  return flag;
 }
 
 std::vector<std::string> required_flags() { return {"-shared", "-fPIC", "-std=c++17"}; }

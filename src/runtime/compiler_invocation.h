@@ -29,8 +29,16 @@ std::vector<std::string> split_words(const std::string& text);
 std::vector<std::string> resolve_compiler(const CompileOptions& options);
 
 /// The optimization flags: CompileOptions::flags, else $TRAPEZE_CXXFLAGS,
-/// else "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math" (see runtime.h for why).
-std::string resolve_flags(const CompileOptions& options);
+/// else "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math" (see runtime.h for why),
+/// and `compiler`'s flag against vector gathers where the machine
+/// (CompileOptions::scheduling.machine, else host_machine()) says scalar
+/// loads beat them (MachineModel::vector_gathers).
+std::string resolve_flags(const CompileOptions& options, const std::vector<std::string>& compiler);
+
+/// The flag that keeps `compiler` from emitting vector gathers, the first of
+/// the known spellings it accepts; empty where it accepts none (Clang).
+/// Asked once per compiler command in a process.
+const std::string& no_gathers_flag(const std::vector<std::string>& compiler);
 
 /// The flags every JIT compile gets in addition (the generated code is C++17).
 std::vector<std::string> required_flags();

@@ -1,12 +1,13 @@
 // host_machine: MachineModel::host() and the figures that must be measured
-// (run_bandwidth), measured once per machine and kept in the cache
-// directory, so that schedules do not move with the noise of a measurement.
+// (run_bandwidth, vector_gathers), measured once per machine and kept in the
+// cache directory, so that schedules and compile flags do not move with the
+// noise of a measurement.
 //
-// The entry is <cache dir>/machine/<key>.json, {"run_bandwidth": [...]}; the
-// key hashes the CPU's model and flags and what MachineModel::host() read
-// (cores, caches, vectors), so a machine with other caches or another core
-// count measures again. An entry that does not load is measured again and
-// rewritten.
+// The entry is <cache dir>/machine/<key>.json, the whole model; the key hashes
+// the CPU's model and flags and what MachineModel::host() read (cores, caches,
+// vectors), so a machine with other caches or another core count measures
+// again. An entry that does not load is measured again and rewritten.
+#include "autoschedule/gather_probe.h"
 #include "autoschedule/run_bandwidth_probe.h"
 #include "runtime/jit_cache.h"
 #include "trapeze/error.h"
@@ -28,7 +29,7 @@ std::optional<MachineModel> read_kept(const std::string& path, const MachineMode
   if (!runtime::read_file(path, text)) return std::nullopt;
   try {
     MachineModel m = MachineModel::from_json(text, base, path);
-    m.source = base.source + " + run bandwidth measured (" + path + ")";
+    m.source = base.source + " + run bandwidth and gathers measured (" + path + ")";
     return m;
   } catch (const Error&) {
     return std::nullopt; // damaged: measure again and overwrite it
@@ -74,7 +75,8 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
     if (std::optional<MachineModel> kept = read_kept(path, base)) return known[path] = *kept;
   MachineModel m = base;
   m.run_bandwidth = autoschedule::measure_run_bandwidth(m.cores, m.l3_bytes);
-  m.source = base.source + " + run bandwidth measured";
+  m.vector_gathers = autoschedule::measure_vector_gathers();
+  m.source = base.source + " + run bandwidth and gathers measured";
   // The whole model (what `trapeze machine --json` prints): its other
   // fields are the key's, so reading it back changes only the row runs.
   if (!path.empty() && runtime::write_atomically(path, m.to_json())) m.source += " (" + path + ")";

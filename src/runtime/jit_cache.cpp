@@ -334,7 +334,7 @@ CacheEntry compile_to_cache(const std::string& source, const CompileOptions& opt
                 " (set CompileOptions::cache_dir or $TRAPEZE_CACHE_DIR to a writable directory)");
 
   const std::vector<std::string> compiler = resolve_compiler(options);
-  const std::string flags = resolve_flags(options);
+  const std::string flags = resolve_flags(options, compiler);
   CacheEntry entry;
   entry.key = cache_key(source, command_text(compiler), compiler_identity(compiler), flags);
   entry.library_path = (dir / (entry.key + ".so")).string();

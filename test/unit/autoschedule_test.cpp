@@ -1023,6 +1023,9 @@ TEST(MachineModel, RunBandwidthInterpolatesAndRoundTrips) {
   EXPECT_EQ(back.run_bandwidth[1].bytes, 2048);
   EXPECT_EQ(back.run_bandwidth[1].write, 0.8);
   EXPECT_TRUE(MachineModel::from_json(R"({"run_bandwidth": []})", m, "test").run_bandwidth.empty());
+  EXPECT_TRUE(back.vector_gathers);
+  m.vector_gathers = false;
+  EXPECT_FALSE(MachineModel::from_json(m.to_json(), MachineModel{}, "test").vector_gathers);
   const auto rejects = [](const char* json, const char* message) {
     EXPECT_THAT([&] { MachineModel::from_json(json, MachineModel{}, "m.json"); },
                 testing::ThrowsMessage<Error>(HasSubstr(message)))
@@ -1036,6 +1039,7 @@ TEST(MachineModel, RunBandwidthInterpolatesAndRoundTrips) {
   rejects(R"({"run_bandwidth": [{"bytes": 512, "read": 0.5, "write": 0.5},
                                 {"bytes": 256, "read": 0.5, "write": 0.5}]})",
           "bytes must be positive and ascending, got 256 at entry 1");
+  rejects(R"({"vector_gathers": 1})", "field 'vector_gathers' must be true or false, got 1");
 }
 
 TEST(TileMetrics, LiveDataIsPricedByItsRowRuns) {

@@ -82,17 +82,39 @@ TEST(CompilerInvocation, CompilerComesFromOptionsThenCxxThenDefault) {
 
 TEST(CompilerInvocation, FlagsComeFromOptionsThenEnvironmentThenDefault) {
   CompileOptions options;
+  const std::vector<std::string> gcc = {"g++"};
+  // The machine the code runs on: here one whose gathers pay off.
+  options.scheduling.machine = MachineModel{};
   {
     test::ScopedEnv flags("TRAPEZE_CXXFLAGS", std::nullopt);
-    EXPECT_EQ(runtime::resolve_flags(options),
+    EXPECT_EQ(runtime::resolve_flags(options, gcc),
               "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math");
   }
   {
     test::ScopedEnv flags("TRAPEZE_CXXFLAGS", "-O2 -g");
-    EXPECT_EQ(runtime::resolve_flags(options), "-O2 -g");
+    EXPECT_EQ(runtime::resolve_flags(options, gcc), "-O2 -g");
     options.flags = "-O1";
-    EXPECT_EQ(runtime::resolve_flags(options), "-O1");
+    EXPECT_EQ(runtime::resolve_flags(options, gcc), "-O1");
   }
+}
+
+TEST(CompilerInvocation, DefaultFlagsKeepGccFromGatheringWhereScalarLoadsWin) {
+  // MachineModel::vector_gathers false (measured by host_machine(), or given):
+  // the default flags gain the spelling of "no gathers" this GCC accepts
+  // (-mno-gather from GCC 13.2, the tuning knobs before); Clang has none.
+  CompileOptions options;
+  MachineModel machine;
+  machine.vector_gathers = false;
+  options.scheduling.machine = machine;
+  test::ScopedEnv flags("TRAPEZE_CXXFLAGS", std::nullopt);
+  const std::string& no_gathers = runtime::no_gathers_flag({"g++"});
+  EXPECT_THAT(no_gathers, testing::AnyOf(HasSubstr("-mno-gather"), HasSubstr("use_gather")));
+  EXPECT_EQ(runtime::resolve_flags(options, {"g++"}),
+            "-O3 -march=native -fopenmp -ffp-contract=off -fno-trapping-math " + no_gathers);
+  EXPECT_EQ(runtime::no_gathers_flag({"no-such-compiler-here"}), "");
+  // Flags given by the user are theirs alone.
+  options.flags = "-O2";
+  EXPECT_EQ(runtime::resolve_flags(options, {"g++"}), "-O2");
 }
 
 TEST(CompilerInvocation, CommandAddsSharedPicAndCxx17) {
@@ -412,16 +434,23 @@ TEST(HostMachine, MeasuresItsRowRunsOnceAndKeepsThem) {
       << testing::PrintToString(kept);
   const std::string name = *std::find_if(kept.begin(), kept.end(),
                                          [](const std::string& f) { return f.ends_with(".json"); });
-  EXPECT_THAT(measured.source, HasSubstr("run bandwidth measured (" + first.str()));
+  EXPECT_THAT(measured.source, HasSubstr("run bandwidth and gathers measured (" + first.str()));
+  // The whole model is kept, the gathers' verdict with it.
+  EXPECT_EQ(
+      MachineModel::from_json(read_text(first.path() / "machine" / name), MachineModel{}, "kept")
+          .vector_gathers,
+      measured.vector_gathers);
   EXPECT_EQ(measured.cores, MachineModel::host().cores);
 
   // A kept entry is read, not measured.
   TempDir second;
   fs::create_directories(second.path() / "machine");
   std::ofstream(second.path() / "machine" / name)
-      << R"({"run_bandwidth": [{"bytes": 300, "read": 0.25, "write": 0.35}]})";
+      << R"({"run_bandwidth": [{"bytes": 300, "read": 0.25, "write": 0.35}],
+             "vector_gathers": false})";
   options.cache_dir = second.str();
   const MachineModel read = host_machine(options);
+  EXPECT_FALSE(read.vector_gathers);
   ASSERT_EQ(read.run_bandwidth.size(), 1u);
   EXPECT_EQ(read.run_bandwidth[0].bytes, 300);
   EXPECT_EQ(read.run_bandwidth[0].write, 0.35);
