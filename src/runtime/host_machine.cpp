@@ -78,7 +78,7 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   m.vector_gathers = autoschedule::measure_vector_gathers();
   m.source = base.source + " + run bandwidth and gathers measured";
   // The whole model (what `trapeze machine --json` prints): its other
-  // fields are the key's, so reading it back changes only the row runs.
+  // fields are the key's, so reading it back changes only what was measured.
   if (!path.empty() && runtime::write_atomically(path, m.to_json())) m.source += " (" + path + ")";
   return known[path] = m;
 }
