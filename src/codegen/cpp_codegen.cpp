@@ -6,6 +6,7 @@
 #include "codegen/cpp_arguments.h"
 #include "codegen/cpp_expr.h"
 #include "codegen/cpp_header.h"
+#include "codegen/gather_bases.h"
 #include "lower/large_stack.h"
 #include "trapeze/ir_visitor.h"
 
@@ -124,6 +125,20 @@ bool has_parallel_loop(const Stmt& s) {
   return finder.found;
 }
 
+// A buffer a nest gathers from: its C++ pointer name and, per index, the
+// largest constant a base pointer took from the index (declare_gather_bases).
+struct Gathered {
+  std::string pointer;
+  std::vector<std::int64_t> pad;
+};
+
+// A gathering load in a vector loop, read from a base pointer.
+struct GatherBase {
+  std::string buffer;  ///< the C++ pointer it is based on
+  std::string pointer; ///< the base pointer's name
+  GatherSplit split;
+};
+
 class CppPrinter {
 public:
   std::string body;
@@ -146,8 +161,13 @@ public:
       const BufferNames& b = buffer(key);
       const bool gathered = std::any_of(idx.begin(), idx.end(),
                                         [](const PrintedIndex& i) { return i.data_dependent; });
-      if (gathered) gathered_.emplace(key, b.pointer);
-      const std::string e = gathered && offsets32_ ? element32(b, idx) : element(b, idx, "reads");
+      if (gathered) gathered_.emplace(key, Gathered{b.pointer, {}});
+      std::string e;
+      if (const auto based = gather_bases_.find(&a);
+          based != gather_bases_.end() && based->second.buffer == b.pointer)
+        e = based_element(b, based->second, idx);
+      else
+        e = gathered && offsets32_ ? element32(b, idx) : element(b, idx, "reads");
       // A look-up of bytes or halves at a data-dependent index (camera_pipe's
       // tone curve): GCC vectorizes a gather of words, not of narrower
       // elements (docs/performance.md, "Narrow look-ups read as words").
@@ -394,16 +414,19 @@ private:
   std::string offsets32_condition() {
     if (gather_offsets32_limit_ < 0 || gathered_.empty()) return "";
     std::string condition;
-    for (const auto& [key, pointer] : gathered_) {
+    for (const auto& [key, gathered] : gathered_) {
       // A buffer of the nest's own (none so far) is not named at its call.
       const BufferNames* found = find_buffer(key);
-      if (!found || found->pointer != pointer) return "";
+      if (!found || found->pointer != gathered.pointer) return "";
       const BufferNames& b = *found;
       if (b.extent.size() != b.stride.size() || b.extent.empty()) return "";
       std::string extents, strides;
       for (std::size_t d = 0; d < b.extent.size(); ++d) {
         if (b.extent[d].empty()) return "";
-        extents += (d ? ", " : "") + b.extent[d];
+        // A base pointer took constants of the indices (declare_gather_bases):
+        // the offsets reach that much further either way.
+        const std::int64_t pad = d < gathered.pad.size() ? gathered.pad[d] : 0;
+        extents += (d ? ", " : "") + b.extent[d] + (pad ? " + " + std::to_string(pad) : "");
         strides += (d ? ", " : "") + std::string(d + 1 < b.extent.size() ? b.stride[d] : "1");
       }
       condition += std::string(condition.empty() ? "" : " && ") + "tz_offsets_fit(" +
@@ -641,6 +664,8 @@ private:
 
   // A serial loop (or a vectorized one).
   void print_loop(const lower::For& n) {
+    auto caller_bases = std::exchange(gather_bases_, {});
+    if (lower::is_vectorized(n.kind)) declare_gather_bases(n);
     names_.push();
     buffers_.emplace_back();
     const std::string v = names_.declare("v:" + n.var, n.var);
@@ -653,6 +678,96 @@ private:
     line("}");
     buffers_.pop_back();
     names_.pop();
+    gather_bases_ = std::move(caller_bases);
+  }
+
+  // Before a vector loop, a base pointer for each distinct loop-invariant
+  // part of its gathering loads' addresses (gather_bases.h); the loads then
+  // print as base[offset] (based_element), the offset holding only what
+  // varies. Not in a bounds-checked build (each access checks itself), nor
+  // for a buffer the loop stores into.
+  void declare_gather_bases(const lower::For& n) {
+    if (bounds_check_) return;
+    const std::set<std::string> varying = names_bound_in(n);
+    std::set<std::string> stored;
+    for (const std::string& name : stored_buffers(n.body))
+      if (const BufferNames* b = find_buffer("s:" + name)) stored.insert(b->pointer);
+    std::map<std::string, std::string> declared; // base pointer's value -> its name
+    for (const ir::Access* a : gathering_loads(n.body)) {
+      const std::string key = "b:" + a->producer_name();
+      const BufferNames* b = find_buffer(key);
+      if (!b || stored.count(b->pointer) || a->args.size() != b->origin.size()) continue;
+      GatherSplit split = split_gather_address(*a, varying);
+      if (!split.has_base()) continue;
+      std::string offset;
+      for (std::size_t d = 0; d < a->args.size(); ++d) {
+        std::string term;
+        if (split.part[d] == GatherSplit::Part::Base) {
+          term = "int64_t(" + expr(a->args[d]) + ")";
+          if (b->origin[d] != "0") term = "(" + term + " - " + b->origin[d] + ")";
+        } else if (split.part[d] == GatherSplit::Part::Stem && split.addend[d] != 0) {
+          const std::int64_t k = split.addend[d];
+          if (d + 1 == a->args.size()) {
+            term = cpp_int_literal(ScalarType::Int64, k);
+          } else {
+            // The neighbour one stride away reads as such.
+            term = (k == 1 ? "" : k == -1 ? "-" : std::to_string(k) + " * ") + b->stride[d];
+          }
+          offset += (offset.empty() ? "" : " + ") + term;
+          continue;
+        } else {
+          continue;
+        }
+        if (d + 1 < a->args.size()) term += " * " + b->stride[d];
+        offset += (offset.empty() ? "" : " + ") + term;
+      }
+      const std::string value = b->pointer + " + (" + offset + ")";
+      auto [it, added] = declared.emplace(value, "");
+      if (added) {
+        if (declared.size() == 1)
+          line("// Base pointers: what the loop's gathers add to their varying offsets");
+        it->second = names_.declare("g:" + std::to_string(gather_bases_count_++),
+                                    a->producer_name() + "_base");
+        line("const auto " + it->second + " = " + value + ";");
+      }
+      Gathered& g = gathered_.emplace(key, Gathered{b->pointer, {}}).first->second;
+      g.pad.resize(a->args.size(), 0);
+      for (std::size_t d = 0; d < a->args.size(); ++d)
+        g.pad[d] = std::max(g.pad[d], split.addend[d] < 0 ? -split.addend[d] : split.addend[d]);
+      gather_bases_.emplace(a, GatherBase{b->pointer, it->second, std::move(split)});
+    }
+  }
+
+  // A load from a base pointer (declare_gather_bases): the offset sums the
+  // indices that vary, a stem for one whose constant went to the base, in
+  // 64 bits or, in a nest's 32-bit copy, modulo 2^32 as element32 does.
+  std::string based_element(const BufferNames& b, const GatherBase& g,
+                            const std::vector<PrintedIndex>& idx) {
+    std::string offset;
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+      const GatherSplit::Part part = g.split.part[d];
+      if (part == GatherSplit::Part::Base) continue;
+      const bool last = d + 1 == idx.size();
+      // A stem that reads memory is printed as the index it came from was:
+      // as a stage's value, its arithmetic wrapping where it may overflow.
+      const Expr& stem = g.split.stem[d];
+      const std::string text = part != GatherSplit::Part::Stem ? idx[d].text
+                               : reads_memory(stem)            ? stage_value(stem)
+                                                               : expr(stem);
+      std::string term;
+      if (offsets32_) {
+        term = "uint32_t(" + text + ")";
+        if (b.origin[d] != "0") term = "(" + term + " - uint32_t(" + b.origin[d] + "))";
+        if (!last) term += " * uint32_t(" + b.stride[d] + ")";
+      } else {
+        term = "int64_t(" + text + ")";
+        if (b.origin[d] != "0") term = "(" + term + " - " + b.origin[d] + ")";
+        if (!last) term += " * " + b.stride[d];
+      }
+      offset += (offset.empty() ? "" : " + ") + term;
+    }
+    if (offsets32_) offset = "int32_t(" + offset + ")";
+    return g.pointer + "[" + offset + "]";
   }
 
   // An Outlined statement: a call here, and its body as a function of its
@@ -968,8 +1083,10 @@ private:
   const bool bounds_check_;
   const std::int64_t gather_offsets32_limit_; ///< negative: no 32-bit copies
   bool offsets32_ = false;                    ///< printing a nest's copy with 32-bit gather offsets
-  /// The buffers the nest being printed gathers from: key, C++ pointer name.
-  std::map<std::string, std::string> gathered_;
+  std::map<std::string, Gathered> gathered_;  ///< the buffers the nest gathers from, by key
+  /// The gathering loads of the vector loop being printed that read from a base pointer.
+  std::map<const ir::Access*, GatherBase> gather_bases_;
+  int gather_bases_count_ = 0;           ///< base pointers declared so far (their keys in names_)
   std::set<std::string> function_names_; ///< of the Outlined statements' functions
   std::string storing_; ///< the buffer the Store being printed writes (for messages)
   int locals_ = 0;      ///< values declared as locals so far (their keys in names_)

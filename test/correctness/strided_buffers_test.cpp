@@ -165,6 +165,38 @@ TEST(StridedBuffers, EveryLayoutOfInputsAndOutputsMatchesTheInterpreter) {
   }
 }
 
+// `p` (inputs img and table, output out) under dp's schedule, printed with
+// each limit of its 32-bit gather offsets (-1: no 32-bit copies), run with
+// the table in every layout, against the interpreter; `check` reads each
+// printed source first.
+void expect_every_table_layout_matches(
+    const Pipeline& p, const ParamValues& bound, const Buffer& img, const Buffer& table,
+    const std::vector<std::int64_t>& limits,
+    const std::function<void(std::int64_t, const std::string&)>& check) {
+  const Schedule s = auto_schedule(p, {});
+  test::TempDir cache;
+  for (const std::int64_t limit : limits) {
+    codegen::CodegenOptions codegen_options;
+    codegen_options.gather_offsets32_limit = limit;
+    const codegen::CppModule source = runtime::generate_source(p, s, codegen_options);
+    check(limit, source.source);
+    const auto impl = runtime::load_module(p, source, test::test_options(cache));
+    std::vector<Buffer> keep;
+    for (const auto& [name, view] :
+         layouts(ScalarType::Float32, 0, table.extent(0), table.extent(1), keep)) {
+      Buffer t = view;
+      t.copy_from(table);
+      const BufferMap inputs{{"img", img}, {"table", t}};
+      const BufferMap expected = interpret(p, bound, inputs);
+      BufferMap outputs = allocate_outputs(p, bound);
+      runtime::CallArguments args = runtime::marshal_arguments(p, bound, inputs, outputs);
+      runtime::invoke(*impl, args, 2);
+      expect_matches(expected.at("out"), outputs.at("out"),
+                     "limit " + std::to_string(limit) + ", table " + name);
+    }
+  }
+}
+
 // Look-ups at data-dependent indices into a table the caller passes, in
 // every layout (flipped rows: negative offsets), and into a stage of the
 // pipeline. A nest that gathers is printed twice, the second copy summing
@@ -189,27 +221,52 @@ TEST(StridedBuffers, GathersInBothOffsetWidthsMatchTheInterpreter) {
   const ParamValues bound = p.bind({{"R", 45}, {"C", 70}});
   const Buffer dense_img = synthetic_image({ScalarType::UInt8, {45, 70}, 0, 255, 11});
   const Buffer dense_table = synthetic_image({ScalarType::Float32, {16, 16}, -4, 4, 5});
-  const Schedule s = auto_schedule(p, {});
-  test::TempDir cache;
-  for (const std::int64_t limit : {std::int64_t(INT32_MAX), std::int64_t(100), std::int64_t(-1)}) {
-    codegen::CodegenOptions codegen_options;
-    codegen_options.gather_offsets32_limit = limit;
-    const codegen::CppModule source = runtime::generate_source(p, s, codegen_options);
-    EXPECT_EQ(source.source.find("_offsets32(") != std::string::npos, limit >= 0) << limit;
-    const auto impl = runtime::load_module(p, source, test::test_options(cache));
-    std::vector<Buffer> keep;
-    for (const auto& [name, view] : layouts(ScalarType::Float32, 0, 16, 16, keep)) {
-      Buffer t = view;
-      t.copy_from(dense_table);
-      const BufferMap inputs{{"img", dense_img}, {"table", t}};
-      const BufferMap expected = interpret(p, bound, inputs);
-      BufferMap outputs = allocate_outputs(p, bound);
-      runtime::CallArguments args = runtime::marshal_arguments(p, bound, inputs, outputs);
-      runtime::invoke(*impl, args, 2);
-      expect_matches(expected.at("out"), outputs.at("out"),
-                     "limit " + std::to_string(limit) + ", table " + name);
-    }
-  }
+  expect_every_table_layout_matches(
+      p, bound, dense_img, dense_table, {INT32_MAX, 100, -1},
+      [](std::int64_t limit, const std::string& source) {
+        EXPECT_EQ(source.find("_offsets32(") != std::string::npos, limit >= 0) << limit;
+      });
+}
+
+// Gathers of neighbouring elements in a vector loop (bilateral grid's
+// slicing reads a cell's corners): the loop-invariant part of each address
+// goes to a base pointer before the loop, constants of the varying indices
+// with it (+1, +2, and -1 of a flipped index), and loads that differ only
+// there share their offsets. Both offset widths, and the 32-bit copy's
+// condition widened by the constants moved (a limit that the table's own
+// reach fits but the widened one does not picks the 64-bit copy), match the
+// interpreter in every layout of the table.
+TEST(StridedBuffers, GathersOfNeighboursShareTheirOffsetsAndMatchTheInterpreter) {
+  Param R("R"), C("C");
+  Var x("x"), y("y"), i("i"), j("j");
+  Image img("img", ScalarType::UInt8, {R, C});
+  Image table("table", ScalarType::Float32, {16, 18});
+  Func curve("curve", ScalarType::Float32, {i, j}, {{0, 15}, {0, 3}});
+  curve.define(cast(ScalarType::Float32, i * i % 97 + j) * 0.5f);
+  // A stencil fused with its consumer: the look-ups lie in a tile's nest,
+  // which has a 32-bit copy.
+  Func index("index", ScalarType::Int32, {x, y}, {{0, R - 1}, {0, C - 2}});
+  index.define((cast<int>(img(x, y)) + cast<int>(img(x, y + 1)) * 3) % 16);
+  Func out("out", ScalarType::Float32, {x, y}, {{0, R - 1}, {1, C - 3}});
+  const Expr k = (index(x, y - 1) + index(x, y + 1)) / 2;
+  const Expr row = y / 8 % 16;
+  out.define(table(k, row) + table(k, row + 1) * 2.0f + table(k, row + 2) * 3.0f +
+             table(k, 17 - row - 1) * 5.0f + curve(k, x % 4) + curve(15 - k, x % 4));
+  const Pipeline p({out}, "neighbours");
+  const ParamValues bound = p.bind({{"R", 21}, {"C", 150}});
+  const Buffer dense_img = synthetic_image({ScalarType::UInt8, {21, 150}, 0, 255, 3});
+  const Buffer dense_table = synthetic_image({ScalarType::Float32, {16, 18}, -4, 4, 9});
+  // The table's reach in its densest layout: 15 * 18 + 17 = 287 elements;
+  // with the +2 moved, 289 (the curve's: 63).
+  expect_every_table_layout_matches(
+      p, bound, dense_img, dense_table, {INT32_MAX, 288, -1},
+      [](std::int64_t limit, const std::string& source) {
+        EXPECT_NE(source.find("const auto table_base"), std::string::npos) << source;
+        EXPECT_NE(source.find("const auto curve_base"), std::string::npos) << source;
+        if (limit >= 0) {
+          EXPECT_NE(source.find("{int64_t(16), int64_t(18) + 2}"), std::string::npos) << source;
+        }
+      });
 }
 
 // An app under its hand-written (tiled) schedule on an interleaved input.

@@ -10,6 +10,8 @@
 //   TRAPEZE_FUZZ_SEEDS=N        N seeds (a long run), starting at
 //   TRAPEZE_FUZZ_FIRST_SEED=S   the first seed (default 1)
 //   TRAPEZE_FUZZ_PRINT=1        print every pipeline and schedule, failing or not
+//   TRAPEZE_FUZZ_UNCHECKED_EVERY=K  every K-th seed (default 8; 1: all) also
+//                               compiled without bounds checks and compared
 // e.g. TRAPEZE_FUZZ_SEEDS=5000 ./build/test/fuzz/fuzz_pipelines
 // A failure prints the seed, the pipeline's text form, the schedule's JSON
 // and the command that reruns just that seed. Each seed runs in a child
@@ -26,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -39,6 +42,9 @@ namespace {
 constexpr int kChunks = 8;            // test cases the seed range is split into
 constexpr std::uint64_t kSeeds = 240; // seeds of the default suite
 constexpr double kFloatTolerance = 1e-4;
+// Every kUncheckedEvery-th seed also runs the code users run, without bounds
+// checks: its gathers' 32-bit copies and base pointers exist only there.
+constexpr std::uint64_t kUncheckedEvery = 8;
 // A seed whose child runs longer is killed and reported as hung: generation,
 // the compile at -O1 and the run take a few seconds at most.
 constexpr int kSeedTimeoutSeconds = 300;
@@ -253,6 +259,24 @@ std::string check_case(std::uint64_t seed, const SeedCase& c) {
     }
     if (!diffs.empty())
       return reproducer(seed, rp, &s, "the JIT differs from the interpreter:\n" + layouts + diffs);
+    const std::uint64_t every = std::max<std::uint64_t>(
+        1, env_number("TRAPEZE_FUZZ_UNCHECKED_EVERY").value_or(kUncheckedEvery));
+    if (seed % every == 0) {
+      CompileOptions unchecked = fuzz_compile_options();
+      unchecked.bounds_check = false;
+      BufferMap plain = allocate_outputs(p, bound);
+      compile(p, s, unchecked).run(bound, inputs, plain, 2);
+      for (const auto& out : p.outputs()) {
+        const auto mismatch = compare_buffers(
+            expected.at(out->name()), plain.at(out->name()),
+            output_tolerance(p, *out, compiled.reassociated_sums(), kFloatTolerance));
+        if (mismatch) diffs += "output " + out->name() + ": " + mismatch->str() + "\n";
+      }
+      if (!diffs.empty())
+        return reproducer(seed, rp, &s,
+                          "the JIT without bounds checks differs from the interpreter:\n" +
+                              layouts + diffs);
+    }
     if (env_number("TRAPEZE_FUZZ_PRINT"))
       std::cout << reproducer(seed, rp, &s, layouts.empty() ? "passes" : "passes, " + layouts);
   } catch (const Error& e) {

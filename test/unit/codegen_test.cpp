@@ -5,6 +5,7 @@
 #include "codegen/abi.h"
 #include "codegen/cpp_codegen.h"
 #include "codegen/cpp_expr.h"
+#include "codegen/gather_bases.h"
 #include "lower/loop_ir.h"
 #include "support/lowering.h"
 #include "support/sample_pipelines.h"
@@ -479,6 +480,39 @@ TEST(CppText, FloorDivisionByPowersOfTwoIsAShiftAndAMask) {
   s.define(x / 4 + x % 8 + x / 3 + trunc_div(x, 5));
   const std::string src = testing_support::generate_cpp(Pipeline({s}, "div")).source;
   EXPECT_THAT(src, HasSubstr("(x >> 2) + (x & 7) + tz_floordiv(x, 3) + x / 5"));
+}
+
+// A gathering load in a vector loop over y (codegen/gather_bases.h): what
+// does not change with y goes to the base pointer, a small constant added
+// to what does goes with it (to the data-dependent index too), and the rest
+// (a constant the index subtracts from, a large one) is the offset.
+TEST(CppText, AGathersAddressSplitsIntoAnInvariantBaseAndAVaryingOffset) {
+  using Part = codegen::GatherSplit::Part;
+  Var x("x"), y("y");
+  Image img("img", ScalarType::UInt8, {16, 16});
+  Image table("table", ScalarType::Float32, {16, 16, 4});
+  const Expr k = cast<int>(img(x, y)) % 16;
+  const std::set<std::string> varying = {"y"};
+  const auto split = [&](const Expr& load) {
+    return codegen::split_gather_address(*load.as<ir::Access>(), varying);
+  };
+  const codegen::GatherSplit a = split(table(k, y / 8 + 1, x % 4));
+  EXPECT_EQ(a.part, (std::vector<Part>{Part::Offset, Part::Stem, Part::Base}));
+  EXPECT_EQ(a.addend, (std::vector<std::int64_t>{0, 1, 0}));
+  EXPECT_EQ(ir::to_string(a.stem[1]), ir::to_string(y / 8));
+  EXPECT_TRUE(a.has_base());
+  const codegen::GatherSplit b = split(table(k + 1, y - 2, 3 - y));
+  EXPECT_EQ(b.part, (std::vector<Part>{Part::Stem, Part::Stem, Part::Offset}));
+  EXPECT_EQ(b.addend, (std::vector<std::int64_t>{1, -2, 0}));
+  EXPECT_EQ(ir::to_string(b.stem[0]), ir::to_string(k));
+  // Through a widening to int64 (a clamp printed in int32).
+  const codegen::GatherSplit c = split(table(cast(ScalarType::Int64, k - 1), y, 0));
+  EXPECT_EQ(c.part[0], Part::Stem);
+  EXPECT_EQ(c.addend[0], -1);
+  // A constant too large for a neighbour's distance stays in the offset.
+  EXPECT_EQ(split(table(k, y + 100000, 0)).part[1], Part::Offset);
+  // Nothing for a base pointer: the load keeps the buffer's own.
+  EXPECT_FALSE(split(table(k, y, y + 0)).has_base());
 }
 
 // ---------------------------------------------------------------- compiled and run
