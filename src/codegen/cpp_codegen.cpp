@@ -701,25 +701,23 @@ private:
       if (!split.has_base()) continue;
       std::string offset;
       for (std::size_t d = 0; d < a->args.size(); ++d) {
+        const bool last = d + 1 == a->args.size();
+        const std::int64_t k = split.addend[d];
         std::string term;
         if (split.part[d] == GatherSplit::Part::Base) {
-          term = "int64_t(" + expr(a->args[d]) + ")";
+          // Computed before the loop, also where a lazy ?: in the loop
+          // would not have read it: wrapping, not overflowing, there.
+          term = "int64_t(" + stage_value(a->args[d]) + ")";
           if (b->origin[d] != "0") term = "(" + term + " - " + b->origin[d] + ")";
-        } else if (split.part[d] == GatherSplit::Part::Stem && split.addend[d] != 0) {
-          const std::int64_t k = split.addend[d];
-          if (d + 1 == a->args.size()) {
-            term = cpp_int_literal(ScalarType::Int64, k);
-          } else {
-            // The neighbour one stride away reads as such.
-            term = (k == 1 ? "" : k == -1 ? "-" : std::to_string(k) + " * ") + b->stride[d];
-          }
-          offset += (offset.empty() ? "" : " + ") + term;
-          continue;
-        } else {
-          continue;
+          if (!last) term += " * " + b->stride[d];
+        } else if (k != 0) {
+          // A neighbour one stride away reads as such.
+          term = last      ? cpp_int_literal(ScalarType::Int64, k)
+                 : k == 1  ? b->stride[d]
+                 : k == -1 ? "-" + b->stride[d]
+                           : std::to_string(k) + " * " + b->stride[d];
         }
-        if (d + 1 < a->args.size()) term += " * " + b->stride[d];
-        offset += (offset.empty() ? "" : " + ") + term;
+        if (!term.empty()) offset += (offset.empty() ? "" : " + ") + term;
       }
       const std::string value = b->pointer + " + (" + offset + ")";
       auto [it, added] = declared.emplace(value, "");
