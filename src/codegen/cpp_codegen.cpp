@@ -372,22 +372,34 @@ private:
              c_string_literal("stage " + storing_ + " " + verb + " " + b.what) + ")";
     }
     std::string offset;
-    for (std::size_t d = 0; d < idx.size(); ++d) {
-      std::string term =
-          idx[d].type == ScalarType::Int64 ? idx[d].text : "int64_t(" + idx[d].text + ")";
-      const bool last = d + 1 == idx.size();
-      if (b.origin[d] != "0") {
-        const bool simple = term.find_first_of(" ") == std::string::npos;
-        term = (simple ? term : "(" + term + ")") + " - " + b.origin[d];
-        if (!last) term = "(" + term + ")";
-      } else if (!last && idx[d].type == ScalarType::Int64 &&
-                 term.find_first_of(" ") != std::string::npos) {
-        term = "(" + term + ")";
-      }
-      if (!last) term += " * " + b.stride[d];
-      offset += (d ? " + " : "") + term;
-    }
+    for (std::size_t d = 0; d < idx.size(); ++d)
+      offset += (d ? " + " : "") + offset_term(b, d, idx[d], d + 1 == idx.size());
     return b.pointer + "[" + offset + "]";
+  }
+
+  // Index `d`'s term of an element's int64 offset: `(i - origin) * stride`.
+  static std::string offset_term(const BufferNames& b, std::size_t d, const PrintedIndex& i,
+                                 bool last) {
+    std::string term = i.type == ScalarType::Int64 ? i.text : "int64_t(" + i.text + ")";
+    if (b.origin[d] != "0") {
+      const bool simple = term.find_first_of(" ") == std::string::npos;
+      term = (simple ? term : "(" + term + ")") + " - " + b.origin[d];
+      if (!last) term = "(" + term + ")";
+    } else if (!last && i.type == ScalarType::Int64 &&
+               term.find_first_of(" ") != std::string::npos) {
+      term = "(" + term + ")";
+    }
+    if (!last) term += " * " + b.stride[d];
+    return term;
+  }
+
+  // The same term summed modulo 2^32 (element32).
+  static std::string offset_term32(const BufferNames& b, std::size_t d, const std::string& text,
+                                   bool last) {
+    std::string term = "uint32_t(" + text + ")";
+    if (b.origin[d] != "0") term = "(" + term + " - uint32_t(" + b.origin[d] + "))";
+    if (!last) term += " * uint32_t(" + b.stride[d] + ")";
+    return term;
   }
 
   // element() with the offset summed modulo 2^32 and read as int32: exact
@@ -397,12 +409,8 @@ private:
     TRAPEZE_ASSERT(!bounds_check_ && idx.size() == b.origin.size(),
                    "a 32-bit offset in a bounds-checked build, or the wrong number of indices");
     std::string offset;
-    for (std::size_t d = 0; d < idx.size(); ++d) {
-      std::string term = "uint32_t(" + idx[d].text + ")";
-      if (b.origin[d] != "0") term = "(" + term + " - uint32_t(" + b.origin[d] + "))";
-      if (d + 1 < idx.size()) term += " * uint32_t(" + b.stride[d] + ")";
-      offset += (d ? " + " : "") + term;
-    }
+    for (std::size_t d = 0; d < idx.size(); ++d)
+      offset += (d ? " + " : "") + offset_term32(b, d, idx[d].text, d + 1 == idx.size());
     if (idx.empty()) offset = "0u";
     return b.pointer + "[int32_t(" + offset + ")]";
   }
@@ -748,21 +756,14 @@ private:
       const bool last = d + 1 == idx.size();
       // A stem that reads memory is printed as the index it came from was:
       // as a stage's value, its arithmetic wrapping where it may overflow.
-      const Expr& stem = g.split.stem[d];
-      const std::string text = part != GatherSplit::Part::Stem ? idx[d].text
-                               : reads_memory(stem)            ? stage_value(stem)
-                                                               : expr(stem);
-      std::string term;
-      if (offsets32_) {
-        term = "uint32_t(" + text + ")";
-        if (b.origin[d] != "0") term = "(" + term + " - uint32_t(" + b.origin[d] + "))";
-        if (!last) term += " * uint32_t(" + b.stride[d] + ")";
-      } else {
-        term = "int64_t(" + text + ")";
-        if (b.origin[d] != "0") term = "(" + term + " - " + b.origin[d] + ")";
-        if (!last) term += " * " + b.stride[d];
+      PrintedIndex index = idx[d];
+      if (part == GatherSplit::Part::Stem) {
+        const Expr& stem = g.split.stem[d];
+        index.text = reads_memory(stem) ? stage_value(stem) : expr(stem);
+        index.type = stem.type();
       }
-      offset += (offset.empty() ? "" : " + ") + term;
+      offset += (offset.empty() ? "" : " + ") + (offsets32_ ? offset_term32(b, d, index.text, last)
+                                                            : offset_term(b, d, index, last));
     }
     if (offsets32_) offset = "int32_t(" + offset + ")";
     return g.pointer + "[" + offset + "]";
