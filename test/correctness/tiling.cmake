@@ -1,3 +1,3 @@
-trapeze_add_gtest(correctness_tiling correctness
+trapeze_add_gtest(correctness_tiling correctness COST 35
   tiling_test.cpp
 )

@@ -1,6 +1,6 @@
 # trapeze bench with its peers, run through the CLI: every row checked, and the
 # peers' rows present exactly for the apps this build's peers cover.
-trapeze_add_gtest(integration_bench_peers integration
+trapeze_add_gtest(integration_bench_peers integration COST 240
   bench_peers_test.cpp
 )
 target_compile_definitions(integration_bench_peers PRIVATE

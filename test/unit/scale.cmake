@@ -1,3 +1,3 @@
-trapeze_add_gtest(unit_scale unit
+trapeze_add_gtest(unit_scale unit COST 25
   scale_test.cpp
 )
