@@ -1,3 +1,3 @@
-trapeze_add_gtest(correctness_parallel_loops correctness
+trapeze_add_gtest(correctness_parallel_loops correctness COST 12
   parallel_loops_test.cpp
 )

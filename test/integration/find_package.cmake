@@ -12,4 +12,4 @@ add_test(NAME Integration.FindPackage
                  ${PROJECT_SOURCE_DIR}/examples/find_package:${PROJECT_SOURCE_DIR}/examples/pipeline_library
                  ${CMAKE_COMMAND} "${CMAKE_GENERATOR}"
                  ${CMAKE_CXX_COMPILER} "${find_package_example_flags}")
-set_tests_properties(Integration.FindPackage PROPERTIES LABELS integration TIMEOUT 600)
+set_tests_properties(Integration.FindPackage PROPERTIES LABELS integration TIMEOUT 600 COST 16)

@@ -6,7 +6,7 @@ if(NOT TRAPEZE_SANITIZE)
   add_test(NAME Integration.Tutorial
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/run_tutorial.sh ${PROJECT_BINARY_DIR}
                    ${PROJECT_SOURCE_DIR}/docs/tutorial.md)
-  set_tests_properties(Integration.Tutorial PROPERTIES LABELS integration TIMEOUT 600)
+  set_tests_properties(Integration.Tutorial PROPERTIES LABELS integration TIMEOUT 600 COST 22)
 endif()
 # A block without a marker is refused, naming its line, before anything runs.
 add_test(NAME Integration.TutorialRefusesAnUnmarkedBlock
