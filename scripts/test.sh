@@ -16,8 +16,8 @@ if [ "${TRAPEZE_SKIP_PEERS:-0}" = 1 ]; then peers=OFF; fi
 # tables) as the sanitizers' documentation suggests: the reports keep their
 # file:line stacks, and it compiles 4x faster than -O2 -g. It builds beside
 # the Release build and its tests at the lowest priority, so that it takes
-# only the cycles they leave idle (a serial link, a test waiting for another's
-# JIT compile): on 2 cores the whole run is minutes shorter.
+# only the cycles they leave idle (a serial link, the last tests running):
+# on 2 cores it had built a seventh of itself by the time they finished.
 # (Its own process group, so that a failure of the Release steps stops it.)
 mkdir -p build-asan
 asan_log=build-asan/build.log

@@ -142,10 +142,6 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   request.innermost =
       std::min(facts.space[facts.inner], std::max(options_.innermost_tile, narrowest));
   request.whole = whole;
-  // A group across scales along the rows runs in strips of whole rows
-  // (docs/autoschedule.md): it is not narrowed below.
-  const bool strips = spans_scales_along_rows(facts) || streams_whole_rows(facts);
-  if (strips) request.innermost = facts.space[facts.inner];
   // Longest rows first; narrower while the overlap exceeds the volume (Alg. 2),
   // and then while eq. 2 prices the narrower tile lower (a deep stencil group
   // wants squarer tiles: 2-D multigrid's ten smoothing steps ran in 103 ms in
@@ -175,6 +171,19 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     }
     return *t;
   };
+  // A group that streams a recomputed stencil runs in strips of whole rows,
+  // and so does one across scales along the rows where a strip recomputes
+  // little (docs/autoschedule.md, "Strips across scales"): they are not
+  // narrowed below. A strip across scales that the budget buys only a few
+  // rows of recomputes its halo over and over (camera_pipe's demosaic fused
+  // with its colour stages: 3 rows, 41%); such a group is tiled as any other.
+  bool strips = streams_whole_rows(facts);
+  if (!strips && spans_scales_along_rows(facts)) {
+    TileSizeRequest whole_rows = request;
+    whole_rows.innermost = facts.space[facts.inner];
+    strips = choice.strips_across_scales = fitted(whole_rows).overlap() <= strip_overlap_limit;
+  }
+  if (strips) request.innermost = facts.space[facts.inner];
   choice.tile = fitted(request);
   if (too_narrow(choice.tile.tiles)) {
     request.innermost = facts.space[facts.inner];
@@ -309,7 +318,7 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
         tile.tile_count,
         choice.tiling == "L1 in L2" ? ", inner tiles " + format_sizes(choice.inner) + " for L1"
                                     : ""));
-  if (facts.fused() && spans_scales_along_rows(facts))
+  if (facts.fused() && choice.level.strips_across_scales)
     reasons.push_back("rows whole: its stages lie at several scales along them (up- or "
                       "down-sampling), where whole rows ran faster than rows cut into tiles");
   else if (facts.fused() && streams_whole_rows(facts))

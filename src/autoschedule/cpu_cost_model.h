@@ -11,9 +11,10 @@
 // tried again, and halved further while eq. 2 prices the narrower tile lower,
 // down to 128 points of the group's coarsest stored stage; a group whose
 // stored stages lie at several scales along the rows keeps its rows whole
-// (strips; spans_scales_along_rows), and so does one whose strip of whole
-// rows, sized by the same budget, fits the cache and recomputes at most 15%
-// (LevelChoice::few_halo_rows). A tile that still recomputes more than 15%
+// where such a strip recomputes at most 15% (spans_scales_along_rows,
+// LevelChoice::strips_across_scales), and so does any group whose strip of
+// whole rows, sized by the same budget, fits the cache and recomputes at most
+// 15% (LevelChoice::few_halo_rows). A tile that still recomputes more than 15%
 // grows until it recomputes no more, and on while eq. 2 prices the larger
 // tile lower, while the buffers it writes and reads back stay within the
 // budget; the live-ins it re-reads may not
@@ -36,9 +37,10 @@ namespace trapeze::autoschedule {
 
 /// Whether the group's stored stages lie at several scales along its
 /// innermost dimension (up- or down-sampling along the rows). Such a group is
-/// tiled in strips of whole rows: cut into tiles, its coarser stages compute
-/// rows of tile / scale points, and on the pyramid apps whole rows ran 5-12%
-/// faster though eq. 2 prices them higher (docs/autoschedule.md).
+/// tiled in strips of whole rows where a strip recomputes little: cut into
+/// tiles, its coarser stages compute rows of tile / scale points, and on the
+/// pyramid apps whole rows ran 5-12% faster though eq. 2 prices them higher
+/// (docs/autoschedule.md).
 bool spans_scales_along_rows(const GroupFacts& facts);
 
 /// Whether the group recomputes a stencil on memory (inlining's rule (v))
@@ -66,6 +68,9 @@ public:
     /// Rows whole because a strip of them recomputes little
     /// (docs/autoschedule.md, "Strips where they recompute little").
     bool few_halo_rows = false;
+    /// Rows whole because the group's stored stages lie at several scales
+    /// along them and a strip recomputes little (spans_scales_along_rows).
+    bool strips_across_scales = false;
     /// Where the tile grew because the one the budget bought recomputed
     /// more than a strip may: that tile's overlap (else 0).
     double grown_from_overlap = 0;
