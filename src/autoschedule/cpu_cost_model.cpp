@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace trapeze::autoschedule {
 
@@ -177,12 +178,20 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // narrowed below. A strip across scales that the budget buys only a few
   // rows of recomputes its halo over and over (camera_pipe's demosaic fused
   // with its colour stages: 3 rows, 41%); such a group is tiled as any other.
+  // Both rules below weigh the same strip (the request changes in between
+  // only where it becomes whole rows itself): it is sized once.
+  std::optional<TileMetrics> whole_row_strip;
+  const auto strip_of_whole_rows = [&]() -> const TileMetrics& {
+    if (!whole_row_strip) {
+      TileSizeRequest whole_rows = request;
+      whole_rows.innermost = facts.space[facts.inner];
+      whole_row_strip = fitted(whole_rows);
+    }
+    return *whole_row_strip;
+  };
   bool strips = streams_whole_rows(facts);
-  if (!strips && spans_scales_along_rows(facts)) {
-    TileSizeRequest whole_rows = request;
-    whole_rows.innermost = facts.space[facts.inner];
-    strips = choice.strips_across_scales = fitted(whole_rows).overlap() <= strip_overlap_limit;
-  }
+  if (!strips && spans_scales_along_rows(facts))
+    strips = choice.strips_across_scales = strip_of_whole_rows().overlap() <= strip_overlap_limit;
   if (strips) request.innermost = facts.space[facts.inner];
   choice.tile = fitted(request);
   if (too_narrow(choice.tile.tiles)) {
@@ -194,9 +203,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // little (docs/autoschedule.md): one contiguous stream per row and no
   // column halo, which eq. 2 does not price.
   if (!strips && request.innermost < facts.space[facts.inner]) {
-    TileSizeRequest whole_rows = request;
-    whole_rows.innermost = facts.space[facts.inner];
-    const TileMetrics strip = fitted(whole_rows);
+    const TileMetrics& strip = strip_of_whole_rows();
     if (strip.cached_bytes <= static_cast<double>(cache_bytes) &&
         strip.overlap() <= strip_overlap_limit) {
       choice.tile = strip;
