@@ -174,6 +174,8 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   for (std::size_t i = 0; i < functions.size(); ++i)
     name += (i ? ", " : "") + functions[i]->name();
   facts.geometry = plan::group_geometry(p, name + ")", std::move(alignment), role, model.prover());
+  for (const ir::FunctionPtr& f : facts.geometry.stages)
+    facts.geometry.demanded.push_back(model.demanded().at(f->name()));
   const plan::GroupGeometry& g = facts.geometry;
   for (const ir::FunctionPtr& f : g.stages)
     facts.members.push_back(model.index_of(*f));
@@ -187,14 +189,14 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   std::vector<std::int64_t> lo(dims, 0), hi(dims, -1);
   std::vector<bool> seen(dims, false);
   for (std::size_t s = 0; s < facts.members.size(); ++s) {
-    const Box& domain = model.stage(facts.members[s]).domain;
+    const Box& demanded = model.stage(facts.members[s]).demanded;
     for (std::size_t c = 0; c < dims; ++c) {
       const int k = g.stage_dim[s][c];
       if (k < 0) continue;
-      facts.extents[s][c] = std::max<std::int64_t>(1, domain.extent(k));
+      facts.extents[s][c] = std::max<std::int64_t>(1, demanded.extent(k));
       if (!g.full[s]) continue;
-      const std::int64_t a = g.scale[s][c] * domain.lo[static_cast<std::size_t>(k)],
-                         b = g.scale[s][c] * domain.hi[static_cast<std::size_t>(k)];
+      const std::int64_t a = g.scale[s][c] * demanded.lo[static_cast<std::size_t>(k)],
+                         b = g.scale[s][c] * demanded.hi[static_cast<std::size_t>(k)];
       lo[c] = seen[c] ? std::min(lo[c], a) : a;
       hi[c] = seen[c] ? std::max(hi[c], b) : b;
       seen[c] = true;

@@ -4,6 +4,7 @@
 #include "analysis/classify.h"
 #include "analysis/reduction_targets.h"
 #include "ir/value_numbers.h"
+#include "plan/demand.h"
 #include "trapeze/error.h"
 #include "trapeze/ir_visitor.h"
 
@@ -108,7 +109,8 @@ std::size_t edge_position(const std::vector<analysis::EdgeDependence>& edges,
 } // namespace
 
 PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
-    : p_(p), edges_(analysis::dependences(p)), prover_(analysis::BoundsProver::for_pipeline(p)) {
+    : p_(p), edges_(analysis::dependences(p)), prover_(analysis::BoundsProver::for_pipeline(p)),
+      demanded_(plan::demanded_boxes(p, prover_)) {
   for (const ParamInfo& param : p.params()) {
     if (auto it = estimates.find(param.name); it != estimates.end()) {
       estimates_[param.name] = it->second;
@@ -146,8 +148,13 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
       std::sort(list->begin(), list->end());
       list->erase(std::unique(list->begin(), list->end()), list->end());
     }
-    s.domain = concrete_domain(f, estimates_);
-    s.points = box_points(s.domain);
+    for (const Interval& range : demanded_.at(f.name())) {
+      s.demanded.lo.push_back(
+          evaluate_int(range.lo, estimates_, "the demanded box of " + f.describe()));
+      s.demanded.hi.push_back(
+          evaluate_int(range.hi, estimates_, "the demanded box of " + f.describe()));
+    }
+    s.points = box_points(s.demanded);
     s.work = s.points;
     if (const auto& reduction = f.definition().reduction) {
       s.reduction = true;
@@ -202,7 +209,7 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
       distinct.insert(numbers.number(a.access));
     edge_taps_.push_back(static_cast<int>(distinct.size()));
     edge_producer_domain_.push_back(producer >= 0
-                                        ? &stages_[static_cast<std::size_t>(producer)].domain
+                                        ? &stages_[static_cast<std::size_t>(producer)].demanded
                                         : &inputs_.at(edge.producer_input->name()));
   }
   if (size() <= closure_limit) {

@@ -19,8 +19,12 @@ namespace trapeze::autoschedule {
 /// One stage at the estimates.
 struct StageFacts {
   ir::FunctionPtr function;
-  Box domain; ///< at the estimates
-  /// Domain points, and the points computed (the domain, plus a reduction's
+  /// What every schedule computes of it, at the estimates: its demanded box
+  /// (plan/demand.h), which may be less than the domain it defines (a
+  /// multigrid restriction, defined over the fine grid, is read on the
+  /// coarse interior only).
+  Box demanded;
+  /// Demanded points, and the points computed (those, plus a reduction's
   /// domain of updates); doubles, so that no size overflows.
   double points = 0, work = 0;
   int bytes = 0; ///< bytes per element
@@ -79,9 +83,13 @@ public:
   int index_of(const ir::Function& f) const;
   const std::vector<analysis::EdgeDependence>& edges() const { return edges_; }
   const analysis::BoundsProver& prover() const { return prover_; }
+  /// Every stage's demanded box as the plan computes it (plan/demand.h), in
+  /// the parameters: a candidate group's geometry computes within them.
+  const std::map<std::string, std::vector<Interval>>& demanded() const { return demanded_; }
   /// An input image's box at the estimates.
   const Box& input_domain(const std::string& name) const { return inputs_.at(name); }
-  /// The domain of an edge's producer, a stage or an input, at the estimates;
+  /// The box of an edge's producer that holds values, at the estimates: a
+  /// stage's demanded box, an input's domain;
   /// `edge` is one of edges().
   const Box& producer_domain(const analysis::EdgeDependence& edge) const;
   /// The stage index of an edge's producer, or -1 for an input; `edge` is one
@@ -106,6 +114,7 @@ private:
   std::vector<StageFacts> stages_;
   std::vector<analysis::EdgeDependence> edges_;
   analysis::BoundsProver prover_;
+  std::map<std::string, std::vector<Interval>> demanded_;
   double total_work_ = 0;
   std::vector<std::string> notes_;
   std::map<std::string, int> index_;
