@@ -30,7 +30,7 @@ struct GroupReport {
 std::vector<GroupReport> reports(const plan::Plan& plan, const ParamValues& bound) {
   std::vector<GroupReport> out(plan.groups.size());
   for (const plan::GroupPlan& g : plan.groups)
-    out[g.index] = {&g, plan::group_footprint(g, bound)};
+    out[g.index] = {&g, plan::group_footprint(plan, g, bound)};
   return out;
 }
 

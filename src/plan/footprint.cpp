@@ -22,19 +22,21 @@ std::int64_t box_points(const Function& f, const std::vector<Interval>& box,
   return points;
 }
 
-// A lone untiled stage: one tile, its whole domain, no redundancy.
-GroupFootprint lone_stage_footprint(const Function& f, const ParamValues& params) {
+// A lone untiled stage: one tile over its demanded box (what its nest
+// computes; its buffer keeps the domain's extents), no redundancy.
+GroupFootprint lone_stage_footprint(const Function& f, const std::vector<Interval>& demanded,
+                                    const ParamValues& params) {
   GroupFootprint out;
   out.tiles = 1;
   out.tile_counts.assign(static_cast<std::size_t>(f.dimensions()), 1);
   StageFootprint s;
   s.stage = f.name();
-  for (const Interval& range : f.domain())
+  for (const Interval& range : demanded)
     s.scratchpad_extents.push_back(
         std::max<std::int64_t>(evaluate_int(range.hi, params, f.describe()) -
                                    evaluate_int(range.lo, params, f.describe()) + 1,
                                0));
-  s.domain_points = s.computed_points = box_points(f, f.domain(), params);
+  s.domain_points = s.computed_points = box_points(f, demanded, params);
   out.computed_points = out.domain_points = s.domain_points;
   out.stages.push_back(std::move(s));
   return out;
@@ -42,8 +44,12 @@ GroupFootprint lone_stage_footprint(const Function& f, const ParamValues& params
 
 } // namespace
 
-GroupFootprint group_footprint(const GroupPlan& plan, const ParamValues& params) {
-  if (!plan.fused) return lone_stage_footprint(*plan.stages.front(), params);
+GroupFootprint group_footprint(const Plan& whole, const GroupPlan& plan,
+                               const ParamValues& params) {
+  if (!plan.fused) {
+    const Function& f = *plan.stages.front();
+    return lone_stage_footprint(f, whole.demanded.at(f.name()), params);
+  }
   const GroupSchedule& group = plan.schedule;
   const GroupGeometry& g = plan.geometry;
   const std::size_t dims = g.common_dims();

@@ -16,8 +16,7 @@ struct StageFootprint {
   /// Largest per-tile region, per stage dimension: the scratchpad's extents.
   std::vector<std::int64_t> scratchpad_extents;
   std::int64_t computed_points = 0; ///< summed over all tiles
-  /// The points it needs once: its demanded box (plan/demand.h), the domain
-  /// for a lone stage.
+  /// The points it needs once: its demanded box (plan/demand.h).
   std::int64_t domain_points = 0;
 };
 
@@ -31,8 +30,9 @@ struct GroupFootprint {
   double redundant_fraction = 0;
 };
 
-/// Walks every tile of a fused group for the bound parameters `params` and
-/// sums the regions. An untiled group is one tile.
-GroupFootprint group_footprint(const GroupPlan& group, const ParamValues& params);
+/// Walks every tile of a fused group of `plan` for the bound parameters
+/// `params` and sums the regions. A lone untiled stage is one tile over its
+/// demanded box.
+GroupFootprint group_footprint(const Plan& plan, const GroupPlan& group, const ParamValues& params);
 
 } // namespace trapeze::plan

@@ -50,7 +50,7 @@ plan::GroupFootprint footprint(const Pipeline& p, const Schedule& s, std::size_t
                                const ParamValues& params) {
   const plan::Plan planned = plan::make_plan(p, s);
   for (const plan::GroupPlan& g : planned.groups)
-    if (g.index == index) return plan::group_footprint(g, params);
+    if (g.index == index) return plan::group_footprint(planned, g, params);
   throw std::out_of_range("no such group");
 }
 
@@ -240,6 +240,28 @@ TEST(GroupFootprint, UntiledGroupIsOneTileWithoutRedundancy) {
       footprint(p, one_group(chain_group(TileShape::Scalene, {})), 0, {{"N", std::int64_t{100}}});
   EXPECT_EQ(f.tiles, 1);
   EXPECT_LE(f.computed_points, f.domain_points);
+}
+
+// A lone stage's nest computes its demanded box, not the domain it defines
+// (a multigrid restriction is defined over the fine grid): explain says so.
+TEST(GroupFootprint, ALoneStageComputesWhatItsReadersRead) {
+  Param N("N");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {2 * N + 1});
+  Func wide("wide", ScalarType::Float32, {x}, {{0, 2 * N}});
+  wide.define(img(x) * 2.0f);
+  Func out("out", ScalarType::Float32, {x}, {{0, N - 1}});
+  out.define(wide(x) + wide(x + 1));
+  const Pipeline p({out}, "wide_then_narrow");
+  Schedule naive;
+  naive.groups = {GroupSchedule{}, GroupSchedule{}};
+  naive.groups[0].stages = {"wide"};
+  naive.groups[1].stages = {"out"};
+  const plan::GroupFootprint f = footprint(p, naive, 0, {{"N", std::int64_t{100}}});
+  ASSERT_EQ(f.stages.size(), 1u);
+  EXPECT_EQ(f.stages[0].scratchpad_extents, std::vector<std::int64_t>{101});
+  EXPECT_EQ(f.stages[0].computed_points, 101);
+  EXPECT_EQ(f.domain_points, 101);
 }
 
 TEST(GroupFootprint, ScaleneScratchpadsOfUnsharpAreTighter) {
