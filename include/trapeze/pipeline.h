@@ -150,4 +150,9 @@ struct Box {
 Box concrete_domain(const ir::Function& f, const ParamValues& params);
 Box concrete_domain(const ir::InputImage& image, const ParamValues& params);
 
+/// A box of symbolic bounds (a reduction domain, a demanded box, a case's
+/// box) for bound parameter values; evaluate_int's error names `what`.
+Box concrete_box(const std::vector<Interval>& box, const ParamValues& params,
+                 std::string_view what);
+
 } // namespace trapeze

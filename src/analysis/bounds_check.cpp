@@ -22,16 +22,6 @@ struct Region {
   std::string which; ///< "the value of case 2", for the message
 };
 
-Box evaluate_box(const std::vector<Interval>& box, const ParamValues& bound,
-                 const std::string& what) {
-  Box out;
-  for (const Interval& i : box) {
-    out.lo.push_back(evaluate_int(i.lo, bound, what));
-    out.hi.push_back(evaluate_int(i.hi, bound, what));
-  }
-  return out;
-}
-
 std::string dimension_name(const Access& a, std::size_t d) {
   if (a.func) return a.func->vars()[d];
   return std::to_string(d);
@@ -94,7 +84,7 @@ void check_stage(const Function& f, const ParamValues& bound) {
   if (def.reduction) {
     const Reduction& r = *def.reduction;
     check_expr(f, r.init, Region{f.vars(), domain, "the initial value"}, bound);
-    const Box rbox = evaluate_box(r.rdom, bound, "the reduction domain of stage " + f.describe());
+    const Box rbox = concrete_box(r.rdom, bound, "the reduction domain of stage " + f.describe());
     for (std::size_t i = 0; i < r.updates.size(); ++i) {
       const std::string n = std::to_string(i + 1);
       for (const Expr& t : r.updates[i].target)
@@ -109,7 +99,7 @@ void check_stage(const Function& f, const ParamValues& bound) {
     check_expr(f, def.cases[i].condition, Region{f.vars(), domain, "the condition of case " + n},
                bound);
     const Box box =
-        evaluate_box(regions[i].box, bound, "the box of case " + n + " of stage " + f.describe());
+        concrete_box(regions[i].box, bound, "the box of case " + n + " of stage " + f.describe());
     if (box.empty()) continue; // the case never applies
     check_expr(f, def.cases[i].value, Region{f.vars(), box, "the value of case " + n}, bound);
   }

@@ -83,12 +83,7 @@ void check_stage_domain(const Function& f, const ParamValues& bound) {
 
 void check_reduction_domain(const Function& f, const ParamValues& bound) {
   const Reduction& r = *f.definition().reduction;
-  Box box;
-  for (const Interval& i : r.rdom) {
-    const std::string what = "the reduction domain of stage " + f.describe();
-    box.lo.push_back(evaluate_int(i.lo, bound, what));
-    box.hi.push_back(evaluate_int(i.hi, bound, what));
-  }
+  const Box box = concrete_box(r.rdom, bound, "the reduction domain of stage " + f.describe());
   if (!box.empty()) {
     if (const int d = dimension_beyond_index_range(box); d >= 0)
       throw Error("stage " + f.describe() + " has reduction domain " + region_text(r.rvars, box) +

@@ -64,7 +64,7 @@ bool reads_short_dimension_mixed(const PipelineModel& model, const GroupFacts& f
   for (int m : facts.members)
     for (std::size_t e : model.stage(m).in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
-      const Box& box = model.producer_domain(edge);
+      const Box& box = model.producer_box(edge);
       for (std::size_t k = 0; k < edge.dims.size(); ++k)
         if (edge.dims[k].kind == analysis::DimDependenceKind::Mixed &&
             box.extent(static_cast<int>(k)) <= short_dimension)

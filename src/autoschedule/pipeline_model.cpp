@@ -148,23 +148,14 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
       std::sort(list->begin(), list->end());
       list->erase(std::unique(list->begin(), list->end()), list->end());
     }
-    for (const Interval& range : demanded_.at(f.name())) {
-      s.demanded.lo.push_back(
-          evaluate_int(range.lo, estimates_, "the demanded box of " + f.describe()));
-      s.demanded.hi.push_back(
-          evaluate_int(range.hi, estimates_, "the demanded box of " + f.describe()));
-    }
+    s.demanded =
+        concrete_box(demanded_.at(f.name()), estimates_, "the demanded box of " + f.describe());
     s.points = box_points(s.demanded);
     s.work = s.points;
     if (const auto& reduction = f.definition().reduction) {
       s.reduction = true;
-      Box rdom;
-      for (const Interval& range : reduction->rdom) {
-        rdom.lo.push_back(
-            evaluate_int(range.lo, estimates_, "the reduction domain of " + f.describe()));
-        rdom.hi.push_back(
-            evaluate_int(range.hi, estimates_, "the reduction domain of " + f.describe()));
-      }
+      const Box rdom =
+          concrete_box(reduction->rdom, estimates_, "the reduction domain of " + f.describe());
       s.work += box_points(rdom) *
                 static_cast<double>(std::max<std::size_t>(1, reduction->updates.size()));
       s.rvars = reduction->rvars;
@@ -208,9 +199,9 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
     for (const analysis::AccessInfo& a : edge.accesses)
       distinct.insert(numbers.number(a.access));
     edge_taps_.push_back(static_cast<int>(distinct.size()));
-    edge_producer_domain_.push_back(producer >= 0
-                                        ? &stages_[static_cast<std::size_t>(producer)].demanded
-                                        : &inputs_.at(edge.producer_input->name()));
+    edge_producer_box_.push_back(producer >= 0
+                                     ? &stages_[static_cast<std::size_t>(producer)].demanded
+                                     : &inputs_.at(edge.producer_input->name()));
   }
   if (size() <= closure_limit) {
     const std::size_t words = (stages_.size() + 63) / 64;
@@ -224,8 +215,8 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
   }
 }
 
-const Box& PipelineModel::producer_domain(const analysis::EdgeDependence& edge) const {
-  return *edge_producer_domain_[edge_position(edges_, edge)];
+const Box& PipelineModel::producer_box(const analysis::EdgeDependence& edge) const {
+  return *edge_producer_box_[edge_position(edges_, edge)];
 }
 
 int PipelineModel::producer_of(const analysis::EdgeDependence& edge) const {

@@ -69,7 +69,7 @@ public:
   PipelineModel(const Pipeline& p, const ParamValues& estimates);
   /// It keeps a reference to the pipeline, which must outlive it.
   PipelineModel(Pipeline&& p, const ParamValues& estimates) = delete;
-  // Not copied: it points into its own stages and inputs (edge_producer_domain_).
+  // Not copied: it points into its own stages and inputs (edge_producer_box_).
   PipelineModel(const PipelineModel&) = delete;
   PipelineModel& operator=(const PipelineModel&) = delete;
 
@@ -91,7 +91,7 @@ public:
   /// The box of an edge's producer that holds values, at the estimates: a
   /// stage's demanded box, an input's domain;
   /// `edge` is one of edges().
-  const Box& producer_domain(const analysis::EdgeDependence& edge) const;
+  const Box& producer_box(const analysis::EdgeDependence& edge) const;
   /// The stage index of an edge's producer, or -1 for an input; `edge` is one
   /// of edges().
   int producer_of(const analysis::EdgeDependence& edge) const;
@@ -119,9 +119,9 @@ private:
   std::vector<std::string> notes_;
   std::map<std::string, int> index_;
   std::map<std::string, Box> inputs_;
-  /// Per edge, its producer's domain (a stage's or an input's): the cost
+  /// Per edge, producer_box(): the cost
   /// models ask for it per candidate tile, so it is found once here.
-  std::vector<const Box*> edge_producer_domain_;
+  std::vector<const Box*> edge_producer_box_;
   std::vector<int> edge_producer_; ///< per edge, its producer's stage index or -1
   std::vector<int> edge_taps_;     ///< per edge, taps()
   std::vector<int> edge_bytes_;    ///< per edge, producer_bytes()

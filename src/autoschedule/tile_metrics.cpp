@@ -202,7 +202,7 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
     for (std::size_t e : s.in_edges) {
       const analysis::EdgeDependence& edge = model.edges()[e];
       if (produced_in_group(model, facts, edge)) continue;
-      const Box& box = model.producer_domain(edge);
+      const Box& box = model.producer_box(edge);
       const void* producer = producer_identity(edge);
       auto entry = std::find_if(live_in.begin(), live_in.end(),
                                 [&](const LiveIn& l) { return l.producer == producer; });

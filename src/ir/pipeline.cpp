@@ -426,6 +426,16 @@ Box concrete_domain(const Function& f, const ParamValues& params) {
   return b;
 }
 
+Box concrete_box(const std::vector<Interval>& box, const ParamValues& params,
+                 std::string_view what) {
+  Box b;
+  for (const Interval& range : box) {
+    b.lo.push_back(evaluate_int(range.lo, params, what));
+    b.hi.push_back(evaluate_int(range.hi, params, what));
+  }
+  return b;
+}
+
 Box concrete_domain(const InputImage& image, const ParamValues& params) {
   Box b;
   for (std::size_t d = 0; d < image.extents().size(); ++d) {

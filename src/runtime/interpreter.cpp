@@ -276,11 +276,7 @@ void apply_updates(const Function& f, const Reduction& r, const Box& domain,
   const runtime::ArrayLookup lookup = [&](const Access& a) -> const StoredArray& {
     return arrays.lookup(a);
   };
-  Box rbox;
-  for (const Interval& i : r.rdom) {
-    rbox.lo.push_back(evaluate_int(i.lo, params, "a reduction domain"));
-    rbox.hi.push_back(evaluate_int(i.hi, params, "a reduction domain"));
-  }
+  const Box rbox = concrete_box(r.rdom, params, "a reduction domain");
   struct Compiled {
     std::vector<RowProgram> target;
     RowProgram value;
