@@ -73,6 +73,10 @@ double work_share(const PipelineModel& model, const GroupFacts& facts) {
   double work = 0;
   for (int m : facts.members)
     work += model.stage(m).work;
+  // A folded stage's work moves into its readers (an index clamp a read):
+  // the group's share keeps it, so that every grouping's shares sum to one.
+  for (int m : facts.folded)
+    work += model.stage(m).work;
   return model.total_work() > 0 ? work / model.total_work() : 0;
 }
 
@@ -106,13 +110,22 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
   d.valid = true;
   d.cost = cost;
   d.members = facts.members;
+  d.members.insert(d.members.end(), facts.folded.begin(), facts.folded.end());
+  std::sort(d.members.begin(), d.members.end());
   GroupSchedule& group = d.group;
-  for (int m : facts.members)
+  for (int m : d.members)
     group.stages.push_back(model.stage(m).function->name());
   if (facts.fused() && facts.geometry.common_dims() > 0) {
     group.tile_sizes = tile.tiles;
     group.parallel_tile_dims = parallel_tile_dims(tile, cores);
     if (!inner.empty() && inner != tile.tiles) group.inner_tile_sizes = inner;
+  }
+  for (int m : facts.folded) {
+    const std::string& name = model.stage(m).function->name();
+    d.inlined.push_back(name);
+    reasons.push_back(name + " inlined into the reductions that read it: it computes nothing (a "
+                             "boundary condition), so they read its producer at clamped indices "
+                             "rather than a copy of it in memory");
   }
   for (std::size_t m = 0; m < facts.members.size(); ++m) {
     if (!facts.inlined(m)) continue;

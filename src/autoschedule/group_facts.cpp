@@ -127,6 +127,26 @@ std::vector<GroupFacts::LiveInReadBack> live_ins_read_back(const PipelineModel& 
 
 } // namespace
 
+std::vector<int> folded_into_reductions(const PipelineModel& model, const std::vector<int>& members,
+                                        bool inline_stages) {
+  std::vector<int> folded;
+  if (!inline_stages) return folded;
+  // Consumers first, so that a chain of boundary conditions folds in one
+  // pass (as Schedule::aligned_stages folds it). Only stages that compute
+  // nothing: folding one costs its readers an index clamp a read, where a
+  // stage that computes would be recomputed at every read of the reduction's
+  // window (bilateral_grid's histogram reads each point 1.27 times).
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const StageFacts& s = model.stage(*it);
+    if (s.reduction || s.output || !s.relabels || s.consumers.empty()) continue;
+    const bool into_reductions = std::all_of(s.consumers.begin(), s.consumers.end(), [&](int c) {
+      return contains(members, c) && (model.stage(c).reduction || contains(folded, c));
+    });
+    if (into_reductions) folded.insert(std::upper_bound(folded.begin(), folded.end(), *it), *it);
+  }
+  return folded;
+}
+
 bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
                        const analysis::EdgeDependence& edge) {
   const int producer = model.producer_of(edge);
@@ -144,10 +164,11 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   };
   if (members.size() > 1) {
     if (!connected(model, members)) return fail("not connected");
+    facts.folded = folded_into_reductions(model, members, inline_stages);
     for (int m : members)
       if (model.stage(m).reduction)
         for (int producer : model.stage(m).producers)
-          if (contains(members, producer))
+          if (contains(members, producer) && !contains(facts.folded, producer))
             return fail("the reduction '" + model.stage(m).function->name() +
                         "' would be fused with its producer '" +
                         model.stage(producer).function->name() + "'");
@@ -156,6 +177,7 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   // Only the edges into the members: a candidate then costs its own size, not the pipeline's.
   std::vector<const analysis::EdgeDependence*> edges;
   for (int m : members) {
+    if (contains(facts.folded, m)) continue;
     functions.push_back(model.stage(m).function.get());
     for (std::size_t e : model.stage(m).in_edges)
       edges.push_back(&model.edges()[e]);

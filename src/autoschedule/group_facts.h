@@ -20,8 +20,15 @@ struct GroupFacts {
   bool ok = false;
   std::string why;
   /// The member stages, as indices into the model, in the geometry's order
-  /// (topological).
+  /// (topological): those aligned in the group's space.
   std::vector<int> members;
+  /// Stages of the group folded into its reductions (ascending indices):
+  /// each relabels (a boundary condition: computes nothing) and only
+  /// reductions of the group read it, directly or through other folded
+  /// stages. It is inlined into the reductions' reads and lies outside the
+  /// group's space, as Schedule::aligned_stages leaves it out; the group's
+  /// tiles read its producer directly.
+  std::vector<int> folded;
   /// Fused groups (two stages or more) only:
   plan::GroupGeometry geometry;
   plan::GroupReach reach;               ///< scalene
@@ -73,6 +80,11 @@ struct GroupFacts {
 /// stage outside it).
 bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
                        const analysis::EdgeDependence& edge);
+
+/// The stages of `members` (sorted stage indices) folded into a reduction
+/// among them (GroupFacts::folded); none unless `inline_stages`.
+std::vector<int> folded_into_reductions(const PipelineModel& model, const std::vector<int>& members,
+                                        bool inline_stages);
 
 /// The facts of the group of `members` (sorted stage indices, at least one).
 /// `inline_stages`: run Alg. 3 (point-wise producers and the rest of paper

@@ -14,6 +14,7 @@
 #include "support/sample_pipelines.h"
 #include "trapeze/autoschedule.h"
 #include "trapeze/autotune.h"
+#include "trapeze/boundary.h"
 #include "trapeze/dsl.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
@@ -842,6 +843,63 @@ TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
   EXPECT_GT(t.tile_count, 8);
   EXPECT_GT(t.live_in_bytes * t.tile_count, 0.9 * image_bytes);
   EXPECT_LT(t.live_in_bytes * t.tile_count, 1.2 * image_bytes);
+}
+
+TEST(GroupFacts, ABoundaryConditionFoldsIntoTheReductionThatReadsIt) {
+  // bilateral_grid's histogram reads the clamped image: the clamp computes
+  // nothing, so the group inlines it into the histogram's reads (as the
+  // hand-written schedule does), outside the group's space, instead of
+  // writing a copy of the image and reading it back.
+  const Pipeline p = apps::find_app("bilateral_grid").build();
+  const autoschedule::PipelineModel model(p, {});
+  const std::vector<int> members = members_named(model, {"input_repeat_edge", "grid", "blurz"});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  EXPECT_EQ(facts.folded, members_named(model, {"input_repeat_edge"}));
+  EXPECT_EQ(facts.members, members_named(model, {"grid", "blurz"}));
+  const autoschedule::CpuCostModel cpu(model, {}, two_cores_with_1_mib_l2());
+  const autoschedule::GroupDecision d = cpu.evaluate(members);
+  ASSERT_TRUE(d.valid) << d.why_invalid;
+  EXPECT_EQ(d.group.stages, (std::vector<std::string>{"input_repeat_edge", "grid", "blurz"}));
+  EXPECT_EQ(d.inlined, (std::vector<std::string>{"input_repeat_edge"}));
+  EXPECT_EQ(d.report.work_share, autoschedule::work_share(model, facts));
+  EXPECT_GT(d.report.work_share,
+            autoschedule::work_share(
+                model, autoschedule::group_facts(model, members_named(model, {"grid", "blurz"}),
+                                                 true, 3)));
+  // Folded, the clamp costs less than a pass of its own.
+  EXPECT_LT(d.cost, cpu.cost(members_named(model, {"input_repeat_edge"})) +
+                        cpu.cost(members_named(model, {"grid", "blurz"})));
+  // With the histogram alone the group is one reduction and its clamp, untiled.
+  const autoschedule::GroupDecision lone =
+      cpu.evaluate(members_named(model, {"input_repeat_edge", "grid"}));
+  ASSERT_TRUE(lone.valid) << lone.why_invalid;
+  EXPECT_TRUE(lone.group.tile_sizes.empty());
+  // Without inlining, or where a stage that computes feeds the reduction,
+  // the reduction would be fused with its producer: no group.
+  EXPECT_FALSE(autoschedule::group_facts(model, members, false, 3).ok);
+  const autoschedule::GroupFacts computed =
+      autoschedule::group_facts(model, members_named(model, {"grid", "blurz", "blurx"}), true, 3);
+  EXPECT_TRUE(computed.ok);
+  EXPECT_TRUE(computed.folded.empty());
+
+  // A boundary condition that a stage other than the reduction reads too
+  // stays stored, and cannot share a group with the reduction.
+  Param n("n");
+  Var x("x");
+  Image img("img", ScalarType::Float32, {n});
+  const Func clamped = boundary::repeat_edge(img, {1});
+  RVar r("r", {-1, n});
+  Func total("total", ScalarType::Float32, {x}, {{0, 0}});
+  total.define_reduction(0.0f, {r}, {sum_into({Expr(0)}, clamped(r))});
+  Func shifted("shifted", ScalarType::Float32, {x}, {{0, n - 1}});
+  shifted.define(clamped(x - 1) + total(0));
+  const Pipeline shared({shifted}, "shared_boundary");
+  const autoschedule::PipelineModel shared_model(shared, {{"n", 1000}});
+  const autoschedule::GroupFacts both = autoschedule::group_facts(
+      shared_model, members_named(shared_model, {"img_repeat_edge", "total", "shifted"}), true, 3);
+  EXPECT_FALSE(both.ok);
+  EXPECT_THAT(both.why, HasSubstr("would be fused with its producer 'img_repeat_edge'"));
 }
 
 TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
