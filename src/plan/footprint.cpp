@@ -12,14 +12,17 @@ using namespace ir;
 namespace {
 
 // The points of `box` (a stage's domain, or the part of it that is demanded).
+// Its points; 0 where the box is empty.
+std::int64_t box_points(const trapeze::Box& box) {
+  std::int64_t points = 1;
+  for (int d = 0; d < box.dimensions(); ++d)
+    points *= std::max<std::int64_t>(box.extent(d), 0);
+  return points;
+}
+
 std::int64_t box_points(const Function& f, const std::vector<Interval>& box,
                         const ParamValues& params) {
-  std::int64_t points = 1;
-  for (const Interval& range : box)
-    points *= std::max<std::int64_t>(evaluate_int(range.hi, params, f.describe()) -
-                                         evaluate_int(range.lo, params, f.describe()) + 1,
-                                     0);
-  return points;
+  return box_points(concrete_box(box, params, f.describe()));
 }
 
 // A lone untiled stage: one tile over its demanded box (what its nest
@@ -31,12 +34,10 @@ GroupFootprint lone_stage_footprint(const Function& f, const std::vector<Interva
   out.tile_counts.assign(static_cast<std::size_t>(f.dimensions()), 1);
   StageFootprint s;
   s.stage = f.name();
-  for (const Interval& range : demanded)
-    s.scratchpad_extents.push_back(
-        std::max<std::int64_t>(evaluate_int(range.hi, params, f.describe()) -
-                                   evaluate_int(range.lo, params, f.describe()) + 1,
-                               0));
-  s.domain_points = s.computed_points = box_points(f, demanded, params);
+  const trapeze::Box box = concrete_box(demanded, params, f.describe());
+  for (int d = 0; d < box.dimensions(); ++d)
+    s.scratchpad_extents.push_back(std::max<std::int64_t>(box.extent(d), 0));
+  s.domain_points = s.computed_points = box_points(box);
   out.computed_points = out.domain_points = s.domain_points;
   out.stages.push_back(std::move(s));
   return out;
