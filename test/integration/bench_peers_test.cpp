@@ -44,6 +44,11 @@ struct BenchRun {
   nlohmann::json json;
 };
 
+// trapeze's rows: naive (the reference every row is checked against) and
+// dp (the default); each other scheduler's full-flag JIT compiles of all
+// eight apps would double the test's time (137 s on 2 cores), and the
+// schedules suite and the label `slow` already run them against the
+// interpreter.
 BenchRun run_bench_with_peers(const fs::path& dir) {
   std::string apps;
   for (const std::string& a : all_bench_apps)
@@ -51,7 +56,9 @@ BenchRun run_bench_with_peers(const fs::path& dir) {
   const fs::path json = dir / "bench.json";
   const testing_support::CliResult cli = testing_support::run_cli(
       TRAPEZE_CLI_PATH,
-      "bench " + apps + "--peers halide,opencv --small --reps 2 --json " + json.string(), dir);
+      "bench " + apps + "--schedulers naive,dp --peers halide,opencv --small --reps 2 --json " +
+          json.string(),
+      dir);
   BenchRun r;
   r.exit_code = cli.exit_code;
   r.table = cli.out;
