@@ -73,6 +73,31 @@ bool reads_short_dimension_mixed(const PipelineModel& model, const GroupFacts& f
   return false;
 }
 
+// Whether a buffer the group's tiles read back is computed from another one
+// (through inlined members too): a chain of stencil steps, as a multigrid
+// smoothing group's, rather than scratchpads computed from the live-ins
+// alone and read by the live-outs (unsharp's blurx, Harris' gradients).
+bool chains_read_back_buffers(const PipelineModel& model, const GroupFacts& facts) {
+  const std::size_t n = facts.members.size();
+  // Per member, the members whose buffers its nest loads (an inlined
+  // member's own loads are its readers').
+  std::vector<std::vector<std::size_t>> loads(n);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t m = 0; m < j; ++m) {
+      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
+      if (!std::binary_search(producers.begin(), producers.end(), facts.members[m])) continue;
+      if (facts.stored(m))
+        loads[j].push_back(m);
+      else
+        loads[j].insert(loads[j].end(), loads[m].begin(), loads[m].end());
+    }
+  for (std::size_t j = 0; j < n; ++j)
+    if (facts.stored(j) && facts.cached[j])
+      for (std::size_t m : loads[j])
+        if (facts.cached[m]) return true;
+  return false;
+}
+
 } // namespace
 
 bool spans_scales_along_rows(const GroupFacts& facts) {
@@ -209,6 +234,29 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
       choice.tile = strip;
       choice.accepted = true;
       choice.few_halo_rows = true;
+      // Where its read-back buffers are computed from its live-ins alone
+      // (no chain of steps), taller while eq. 2 prices the taller strip
+      // lower, the buffers it
+      // writes and reads back stay within the budget (as a grown tile's,
+      // below) and, with the live-ins it reads back, within the cache: the
+      // budget sized the strip by all three, and the live-ins, re-read from
+      // the next level if they leave the cache, cost less than the halo rows
+      // a shorter strip reads again. unsharp's 15 rows (the budget's: 565
+      // KiB, 324 of it its input read back) ran 7% slower than 27 on a Zen 4
+      // guest (docs/performance.md); 2-D multigrid's chains of smoothing
+      // steps ran up to 5% slower in taller strips.
+      TileSizeRequest taller = request;
+      taller.innermost = facts.space[facts.inner];
+      for (int step = 0; step < 16 && !chains_read_back_buffers(model_, facts); ++step) {
+        taller.volume *= 1.2;
+        const TileMetrics& t = measure(compute_tile_sizes(taller));
+        if (t.tiles == choice.tile.tiles) continue; // rounding: the same strip again
+        if (t.cached_bytes - t.live_in_read_back_bytes > choice.budget * budget_slack ||
+            t.cached_bytes > static_cast<double>(cache_bytes) ||
+            price(facts, t) >= price(facts, choice.tile))
+          break;
+        choice.tile = t;
+      }
       return choice;
     }
   }

@@ -647,6 +647,45 @@ TEST(CpuCostModel, FusedChainOfStencilsBeatsItsStagesApartOnUnsharp) {
   EXPECT_THAT(strips.group.reasons, Contains(HasSubstr("a strip of them recomputes")));
 }
 
+TEST(CpuCostModel, AStripGrowsPastTheBudgetWhereItsBuffersAreNoChain) {
+  // unsharp's strip: blurx (a scratchpad computed from the image) and the
+  // image read back, both read by mask. The budget (half the L2) buys a
+  // strip of ~15 rows; it grows while eq. 2 prices the taller one lower,
+  // blurx within the budget and, with the image, within the L2.
+  const MachineModel machine = two_cores_with_1_mib_l2();
+  const Pipeline p = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(p, {});
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  const std::vector<int> all = {0, 1, 2, 3, 4};
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, all, true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  const autoschedule::CpuCostModel::LevelChoice level =
+      cpu.tiles_for_cache(facts, machine.l2_bytes, std::vector<bool>(facts.space.size(), false));
+  ASSERT_TRUE(level.few_halo_rows);
+  const autoschedule::TileMetrics& strip = level.tile;
+  EXPECT_EQ(strip.tiles[facts.inner], facts.space[facts.inner]);
+  EXPECT_GT(strip.cached_bytes, level.budget * 1.25); // past the budget...
+  EXPECT_LE(strip.cached_bytes - strip.live_in_read_back_bytes, level.budget * 1.25);
+  EXPECT_LE(strip.cached_bytes, static_cast<double>(machine.l2_bytes)); // ...within the L2
+  const autoschedule::TileMetrics budget_strip =
+      autoschedule::measure_tile(model, facts, {1, 15, facts.space[facts.inner]});
+  EXPECT_LT(strip.overlap(), budget_strip.overlap());
+
+  // 2-D multigrid's smoothing steps chain their scratchpads (each step reads
+  // the one before): their strips stay within the budget.
+  const Pipeline mg = apps::find_app("mg_jacobi2d_w_444").build();
+  const autoschedule::PipelineModel mg_model(mg, {});
+  const autoschedule::CpuCostModel mg_cpu(mg_model, {}, machine);
+  const std::vector<int> steps = members_named(
+      mg_model, {"w_jacobi_L1_27", "w_jacobi_L1_28", "w_jacobi_L1_29", "w_jacobi_L1_30"});
+  const autoschedule::GroupFacts chain = autoschedule::group_facts(mg_model, steps, true, 3);
+  ASSERT_TRUE(chain.ok) << chain.why;
+  const autoschedule::CpuCostModel::LevelChoice mg_level =
+      mg_cpu.tiles_for_cache(chain, machine.l2_bytes, std::vector<bool>(chain.space.size(), false));
+  ASSERT_TRUE(mg_level.few_halo_rows);
+  EXPECT_LE(mg_level.tile.cached_bytes, mg_level.budget * 1.25);
+}
+
 TEST(CpuCostModel, ChannelsReadAtMixedIndicesArePricedWhole) {
   // Interpolate's finest levels: every colour channel of interpolated_L0
   // reads downsampled_L0's alpha channel too, so a tile one channel wide
