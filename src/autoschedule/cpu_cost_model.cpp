@@ -236,18 +236,18 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
       choice.few_halo_rows = true;
       // Where its read-back buffers are computed from its live-ins alone
       // (no chain of steps), taller while eq. 2 prices the taller strip
-      // lower, the buffers it
-      // writes and reads back stay within the budget (as a grown tile's,
-      // below) and, with the live-ins it reads back, within the cache: the
-      // budget sized the strip by all three, and the live-ins, re-read from
-      // the next level if they leave the cache, cost less than the halo rows
-      // a shorter strip reads again. unsharp's 15 rows (the budget's: 565
-      // KiB, 324 of it its input read back) ran 7% slower than 27 on a Zen 4
-      // guest (docs/performance.md); 2-D multigrid's chains of smoothing
-      // steps ran up to 5% slower in taller strips.
+      // lower, the buffers it writes and reads back stay within the budget
+      // (as a grown tile's, below) and, with the live-ins it reads back,
+      // within the cache: the budget sized the strip by all three, and the
+      // live-ins, re-read from the next level if they leave the cache, cost
+      // less than the halo rows a shorter strip reads again. unsharp's 15
+      // rows (the budget's: 565 KiB, 324 of it its input read back) ran 6%
+      // slower than 27 on a Zen 4 guest; 2-D multigrid's chains of smoothing
+      // steps ran up to 5% slower in taller strips (docs/performance.md).
+      if (chains_read_back_buffers(model_, facts)) return choice;
       TileSizeRequest taller = request;
       taller.innermost = facts.space[facts.inner];
-      for (int step = 0; step < 16 && !chains_read_back_buffers(model_, facts); ++step) {
+      for (int step = 0; step < 16; ++step) {
         taller.volume *= 1.2;
         const TileMetrics& t = measure(compute_tile_sizes(taller));
         if (t.tiles == choice.tile.tiles) continue; // rounding: the same strip again
@@ -256,6 +256,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
             price(facts, t) >= price(facts, choice.tile))
           break;
         choice.tile = t;
+        choice.strip_grown_from = strip.tiles;
       }
       return choice;
     }
@@ -382,8 +383,14 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
   else if (facts.fused() && choice.level.few_halo_rows)
     reasons.push_back(fmt::format(
         "rows whole: a strip of them recomputes {:.1f}% (at most {:.0f}%), one stream a row "
-        "and no column halo",
-        100 * tile.overlap(), 100 * strip_overlap_limit));
+        "and no column halo{}",
+        100 * tile.overlap(), 100 * strip_overlap_limit,
+        choice.level.strip_grown_from.empty()
+            ? ""
+            : fmt::format("; grown from the budget's {} while eq. 2 priced the taller strip "
+                          "lower, its buffers within the budget and, with the live-ins it reads "
+                          "back, within the cache",
+                          format_sizes(choice.level.strip_grown_from))));
   if (facts.fused() && choice.level.grown_from_overlap > 0)
     reasons.push_back(fmt::format(
         "tiles grown: the budget's recomputed {:.1f}%, these {:.1f}% (grown while they "

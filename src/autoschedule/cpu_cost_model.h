@@ -74,6 +74,9 @@ public:
     /// Where the tile grew because the one the budget bought recomputed
     /// more than a strip may: that tile's overlap (else 0).
     double grown_from_overlap = 0;
+    /// Where a strip of few halo rows grew past the one the budget bought
+    /// (its buffers no chain): that strip's tile sizes (else empty).
+    std::vector<std::int64_t> strip_grown_from;
   };
   /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the
   /// dimensions marked in `whole` spanned whole.

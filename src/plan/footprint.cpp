@@ -11,7 +11,6 @@ using namespace ir;
 
 namespace {
 
-// The points of `box` (a stage's domain, or the part of it that is demanded).
 // Its points; 0 where the box is empty.
 std::int64_t box_points(const trapeze::Box& box) {
   std::int64_t points = 1;
@@ -20,6 +19,7 @@ std::int64_t box_points(const trapeze::Box& box) {
   return points;
 }
 
+// The points of `box` (a stage's domain, or the part of it that is demanded).
 std::int64_t box_points(const Function& f, const std::vector<Interval>& box,
                         const ParamValues& params) {
   return box_points(concrete_box(box, params, f.describe()));

@@ -670,6 +670,8 @@ TEST(CpuCostModel, AStripGrowsPastTheBudgetWhereItsBuffersAreNoChain) {
   const autoschedule::TileMetrics budget_strip =
       autoschedule::measure_tile(model, facts, {1, 15, facts.space[facts.inner]});
   EXPECT_LT(strip.overlap(), budget_strip.overlap());
+  EXPECT_FALSE(level.strip_grown_from.empty());
+  EXPECT_THAT(cpu.evaluate(all).group.reasons, Contains(HasSubstr("grown from the budget's [1, ")));
 
   // 2-D multigrid's smoothing steps chain their scratchpads (each step reads
   // the one before): their strips stay within the budget.
@@ -684,6 +686,7 @@ TEST(CpuCostModel, AStripGrowsPastTheBudgetWhereItsBuffersAreNoChain) {
       mg_cpu.tiles_for_cache(chain, machine.l2_bytes, std::vector<bool>(chain.space.size(), false));
   ASSERT_TRUE(mg_level.few_halo_rows);
   EXPECT_LE(mg_level.tile.cached_bytes, mg_level.budget * 1.25);
+  EXPECT_TRUE(mg_level.strip_grown_from.empty());
 }
 
 TEST(CpuCostModel, ChannelsReadAtMixedIndicesArePricedWhole) {
