@@ -172,6 +172,14 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
             return fail("the reduction '" + model.stage(m).function->name() +
                         "' would be fused with its producer '" +
                         model.stage(producer).function->name() + "'");
+    // Through a folded stage a reduction reads that stage's producers: they
+    // must come from earlier groups too (Schedule::validate's rule).
+    for (int f : facts.folded)
+      for (int producer : model.stage(f).producers)
+        if (contains(members, producer) && !contains(facts.folded, producer))
+          return fail("the reduction reading '" + model.stage(f).function->name() +
+                      "' would be fused with its producer '" +
+                      model.stage(producer).function->name() + "'");
   }
   std::vector<const ir::Function*> functions;
   // Only the edges into the members: a candidate then costs its own size, not the pipeline's.

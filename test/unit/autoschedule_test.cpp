@@ -942,6 +942,30 @@ TEST(GroupFacts, ABoundaryConditionFoldsIntoTheReductionThatReadsIt) {
       shared_model, members_named(shared_model, {"img_repeat_edge", "total", "shifted"}), true, 3);
   EXPECT_FALSE(both.ok);
   EXPECT_THAT(both.why, HasSubstr("would be fused with its producer 'img_repeat_edge'"));
+
+  // A boundary condition around a stage that computes: folded into the
+  // reduction, it would have the reduction read that stage, so the stage
+  // must be in an earlier group.
+  Func scaled("scaled", ScalarType::Float32, {x}, {{0, n - 1}});
+  scaled.define(img(x) * 2.0f);
+  const Func around = boundary::repeat_edge(scaled, {1});
+  Func sum("sum", ScalarType::Float32, {x}, {{0, 0}});
+  sum.define_reduction(0.0f, {r}, {sum_into({Expr(0)}, around(r))});
+  Func both_read("both_read", ScalarType::Float32, {x}, {{0, n - 1}});
+  both_read.define(scaled(x) + sum(0));
+  const Pipeline computed_source({both_read}, "boundary_of_a_stage");
+  const autoschedule::PipelineModel source_model(computed_source, {{"n", 1000}});
+  // Connected through both_read, which reads scaled and the sum.
+  const autoschedule::GroupFacts with_source = autoschedule::group_facts(
+      source_model,
+      members_named(source_model, {"scaled", "scaled_repeat_edge", "sum", "both_read"}), true, 3);
+  EXPECT_FALSE(with_source.ok);
+  EXPECT_THAT(with_source.why, HasSubstr("would be fused with its producer 'scaled'"));
+  const autoschedule::GroupFacts without_source = autoschedule::group_facts(
+      source_model, members_named(source_model, {"scaled_repeat_edge", "sum"}), true, 3);
+  EXPECT_TRUE(without_source.ok) << without_source.why;
+  // dp's schedule of it is valid (compile() validates it) and runs.
+  EXPECT_NO_THROW(compile(computed_source));
 }
 
 TEST(TileMetrics, BuffersWhoseLifetimesAreApartShareOne) {
