@@ -165,21 +165,29 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   if (members.size() > 1) {
     if (!connected(model, members)) return fail("not connected");
     facts.folded = folded_into_reductions(model, members, inline_stages);
-    for (int m : members)
-      if (model.stage(m).reduction)
-        for (int producer : model.stage(m).producers)
-          if (contains(members, producer) && !contains(facts.folded, producer))
-            return fail("the reduction '" + model.stage(m).function->name() +
-                        "' would be fused with its producer '" +
-                        model.stage(producer).function->name() + "'");
-    // Through a folded stage a reduction reads that stage's producers: they
-    // must come from earlier groups too (Schedule::validate's rule).
-    for (int f : facts.folded)
-      for (int producer : model.stage(f).producers)
-        if (contains(members, producer) && !contains(facts.folded, producer))
-          return fail("the reduction reading '" + model.stage(f).function->name() +
+    // A reduction reads only earlier groups' stages, directly or through
+    // the stages folded into it (Schedule::validate's rule).
+    for (int m : members) {
+      if (!model.stage(m).reduction) continue;
+      std::vector<int> readers = {m};
+      while (!readers.empty()) {
+        const int reader = readers.back();
+        readers.pop_back();
+        for (int producer : model.stage(reader).producers) {
+          if (!contains(members, producer)) continue;
+          if (contains(facts.folded, producer)) {
+            readers.push_back(producer);
+            continue;
+          }
+          return fail("the reduction '" + model.stage(m).function->name() +
                       "' would be fused with its producer '" +
-                      model.stage(producer).function->name() + "'");
+                      model.stage(producer).function->name() + "'" +
+                      (reader == m
+                           ? ""
+                           : " (read through '" + model.stage(reader).function->name() + "')"));
+        }
+      }
+    }
   }
   std::vector<const ir::Function*> functions;
   // Only the edges into the members: a candidate then costs its own size, not the pipeline's.
