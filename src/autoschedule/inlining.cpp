@@ -174,6 +174,39 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
     const double operations = arithmetic[c] - t + t * arithmetic[m];
     return bytes > 0 ? operations / bytes : std::numeric_limits<double>::infinity();
   };
+  // Whether member `to` reads member `from`, directly or through others.
+  const auto reaches = [&](std::size_t from, std::size_t to) {
+    std::vector<char> seen(n, 0);
+    std::vector<std::size_t> stack = {from};
+    while (!stack.empty()) {
+      const std::size_t p = stack.back();
+      stack.pop_back();
+      for (std::size_t c = 0; c < n; ++c) {
+        if (!consumes[at(p, c)] || seen[c]) continue;
+        if (c == to) return true;
+        seen[c] = 1;
+        stack.push_back(c);
+      }
+    }
+    return false;
+  };
+  // Rule (vi) applies to m and its consumers: two or more, each reading m at
+  // its own point only, none a reduction, none reading another, all over one
+  // demanded box, so that intra-tile fusion computes them in one nest, where
+  // the compiler computes m's expression once for all of them.
+  const auto one_nest_reads_own_point = [&](std::size_t m, const std::vector<std::size_t>& cs) {
+    if (cs.size() < 2) return false;
+    const Box& box = model.stage(members[cs.front()]).demanded;
+    for (std::size_t c : cs) {
+      const StageFacts& consumer = model.stage(members[c]);
+      if (read[at(m, c)] != Reads::Own || consumer.reduction || consumer.demanded.lo != box.lo ||
+          consumer.demanded.hi != box.hi)
+        return false;
+      for (std::size_t other : cs)
+        if (other != c && reaches(c, other)) return false;
+    }
+    return true;
+  };
   const auto consumers_of = [&](std::size_t m) {
     std::vector<std::size_t> out;
     for (std::size_t c = 0; c < n; ++c)
@@ -211,6 +244,9 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
             ok = disjoint(*reads[i], *reads[j]);
         if (ok) why = "its consumers read disjoint points of it";
       }
+      if (why.empty() && one_nest_reads_own_point(m, consumers))
+        why = "its consumers read it at their own point, and compute over one box, in one nest "
+              "that computes it once";
       if (why.empty() && model.stage(members[m]).relabels)
         why = "it computes nothing (each value one read, as a boundary condition)";
       if (why.empty() && consumers.size() == 1 && stencil_on_memory(m, consumers.front())) {

@@ -323,6 +323,52 @@ TEST(IntraTileFusion, RenamedLoopsMatchInterpreter) {
   }
 }
 
+// Inlining rule 6 (docs/autoschedule.md): P, a stencil of the image, is
+// inlined into A and B, which read it at their own point over one box; intra-
+// tile fusion computes them in one nest, and out reads both at two points.
+// dp makes this choice (Inlining.AStageReadAtTheirOwnPointByConsumersOfOneNest
+// IsInlined); here every shape runs it against the interpreter.
+TEST(IntraTileFusion, AStencilInlinedIntoConsumersOfOneNestMatchesInterpreter) {
+  Param N("N"), M("M");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N + 2, M});
+  Func P("P", ScalarType::Float32, {x, y}, {{1, N}, {0, M - 1}});
+  P.define(img(x - 1, y) - img(x + 1, y));
+  Func A("A", ScalarType::Float32, {x, y}, {{1, N}, {0, M - 1}});
+  A.define(P(x, y) * P(x, y));
+  Func B("B", ScalarType::Float32, {x, y}, {{1, N}, {0, M - 1}});
+  B.define(P(x, y) * 0.5f + 1.0f);
+  Func out("out", ScalarType::Float32, {x, y}, {{2, N - 1}, {0, M - 1}});
+  out.define(A(x - 1, y) + A(x + 1, y) - B(x - 1, y) * B(x + 1, y));
+  const Pipeline p({out}, "shared_stencil");
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    GroupSchedule g;
+    g.stages = {"P", "A", "B", "out"};
+    g.tile_sizes = {4, 5};
+    g.shape = shape;
+    Schedule s;
+    s.groups = {g};
+    s.storage["P"] = Storage::Inlined;
+    EXPECT_THAT(testing_support::lowered_text(p, s), testing::HasSubstr("A, B: one fused nest"))
+        << tile_shape_name(shape);
+    const CompiledPipeline compiled = compile(p, s);
+    for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{11, 13}, {3, 1}, {5, 9}}) {
+      const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+      Buffer image(ScalarType::Float32, {n + 2, m});
+      for (std::int64_t i = 0; i < n + 2; ++i)
+        for (std::int64_t j = 0; j < m; ++j)
+          image.at<float>({i, j}) = static_cast<float>((i * 7 + j * 3) % 11) / 8.0f;
+      const BufferMap inputs = {{"img", image}};
+      const BufferMap expected = interpret(p, bound, inputs);
+      const BufferMap actual = compiled.run(bound, inputs, 2);
+      const auto mismatch = compare_buffers(expected.at("out"), actual.at("out"), 0);
+      EXPECT_FALSE(mismatch.has_value()) << tile_shape_name(shape) << " N=" << n << ", M=" << m
+                                         << ": " << (mismatch ? mismatch->str() : "") << "\n"
+                                         << compiled.source();
+    }
+  }
+}
+
 TEST(SharedScratchpads, MatchInterpreterForEveryShapeAndThreadCount) {
   // s1 and s3 take turns in one per-thread buffer: tiles with and without
   // clipped edges, 1 and 3 workers, images no larger than a tile.

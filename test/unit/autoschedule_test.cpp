@@ -66,6 +66,20 @@ std::vector<int> members_named(const autoschedule::PipelineModel& model,
   return members;
 }
 
+// Alg. 3 on `members` (sorted), the last of them the one live-out, at 3
+// operations a byte: each member's reason by stage name ("" where stored).
+std::map<std::string, std::string> inline_reasons(const autoschedule::PipelineModel& model,
+                                                  const std::vector<int>& members) {
+  std::vector<bool> live_out(members.size(), false);
+  live_out.back() = true;
+  const std::vector<autoschedule::InlineDecision> decisions =
+      autoschedule::choose_inlining(model, members, live_out, 3);
+  std::map<std::string, std::string> reasons;
+  for (std::size_t m = 0; m < members.size(); ++m)
+    reasons[model.stage(members[m]).function->name()] = decisions[m].reason;
+  return reasons;
+}
+
 // Unsharp's stages in one group (dp's), inlined as Alg. 3 decides.
 autoschedule::GroupFacts unsharp_group(const autoschedule::PipelineModel& model) {
   return autoschedule::group_facts(
@@ -425,9 +439,12 @@ TEST(PipelineModel, AStageIsSizedByWhatItsReadersDemand) {
   EXPECT_LT(tile.overlap(), 0.25);
 }
 
-// Alg. 3 on harris: the point-wise products and the point-wise det and trace
-// are inlined; then each sum's one consumer (harris) reads it at one point.
-TEST(Inlining, HarrisInlinesProductsSumsAndPointwiseStages) {
+// Alg. 3 on harris: the gradients Ix and Iy are inlined into the products,
+// which read them at their own point in one nest (rule (vi)); the products,
+// read at nine points by the box sums, stay stored rather than be recomputed
+// at every tap; each sum is read at its own point by det and trace (rule
+// (vi) again), and det and trace by harris (rules (ii) and (i)).
+TEST(Inlining, HarrisInlinesGradientsIntoProductsAndStoresTheProducts) {
   const Pipeline p = apps::find_app("harris").build();
   const autoschedule::PipelineModel model(p, {});
   std::vector<int> all;
@@ -438,8 +455,50 @@ TEST(Inlining, HarrisInlinesProductsSumsAndPointwiseStages) {
   std::set<std::string> inlined;
   for (std::size_t m = 0; m < facts.members.size(); ++m)
     if (facts.inlined(m)) inlined.insert(model.stage(facts.members[m]).function->name());
-  EXPECT_EQ(inlined,
-            (std::set<std::string>{"Ixx", "Iyy", "Ixy", "det", "trace", "Sxx", "Syy", "Sxy"}));
+  EXPECT_EQ(inlined, (std::set<std::string>{"Ix", "Iy", "det", "trace", "Sxx", "Syy", "Sxy"}));
+}
+
+// Rule (vi): a stage whose consumers all read it at their own point, over
+// one box and not reading one another, is inlined: they share one nest and
+// the compiler computes it once. Not where a consumer reads it at an offset,
+// where the consumers' boxes differ, or where one consumer reads the other
+// (two nests, each computing it).
+TEST(Inlining, AStageReadAtTheirOwnPointByConsumersOfOneNestIsInlined) {
+  Param N("N");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N + 2, N});
+  struct Case {
+    const char* name;
+    int offset;     // where b reads g: g(x + offset, y)
+    int b_lo;       // b's first row
+    bool b_reads_a; // b reads a too
+    bool inlined;   // g inlined by rule (vi)
+  };
+  for (const Case& k :
+       {Case{"own point, one box", 0, 1, false, true}, Case{"an offset", 1, 1, false, false},
+        Case{"another box", 0, 2, false, false}, Case{"one reads the other", 0, 1, true, false}}) {
+    SCOPED_TRACE(k.name);
+    Func g("g", ScalarType::Float32, {x, y}, {{1, N}, {0, N - 1}});
+    g.define(img(x - 1, y) + img(x + 1, y)); // a stencil: not point-wise
+    Func a("a", ScalarType::Float32, {x, y}, {{1, N - 1}, {0, N - 1}});
+    a.define(g(x, y) * g(x, y));
+    Func b("b", ScalarType::Float32, {x, y}, {{k.b_lo, N - 1}, {0, N - 1}});
+    b.define(k.b_reads_a ? g(x + k.offset, y) * 2.0f + a(x, y) : g(x + k.offset, y) * 2.0f);
+    Func out("out", ScalarType::Float32, {x, y}, {{2, N - 2}, {0, N - 1}});
+    out.define(a(x - 1, y) + a(x + 1, y) + b(x - 1, y) + b(x + 1, y));
+    const Pipeline p({out}, "shared_stencil");
+    const autoschedule::PipelineModel model(p, {{"N", 256}});
+    std::map<std::string, std::string> reason =
+        inline_reasons(model, members_named(model, {"g", "a", "b", "out"}));
+    if (k.inlined) {
+      EXPECT_THAT(reason["g"], HasSubstr("its consumers read it at their own point"));
+      // a now computes the stencil: read at two points by out, it is stored.
+      EXPECT_EQ(reason["a"], "");
+    } else {
+      EXPECT_THAT(reason["g"], Not(HasSubstr("its consumers read it at their own point")));
+      EXPECT_EQ(reason["a"], "point-wise");
+    }
+  }
 }
 
 // Rule (iii): the channels of a deinterleaved image are read at disjoint
@@ -460,21 +519,11 @@ TEST(Inlining, DisjointReadersOfADeinterleavedImage) {
   out.define(even(x, y) + odd(x, y));
   const Pipeline p({out}, "deinterleave");
   const autoschedule::PipelineModel model(p, {{"N", 100}});
-  const int b = model.index_of("blur");
-  std::vector<int> members = {model.index_of("pair"), b, model.index_of("even"),
-                              model.index_of("odd"), model.index_of("out")};
-  std::sort(members.begin(), members.end());
-  std::vector<bool> live_out(members.size(), false);
-  live_out.back() = true;
-  const std::vector<autoschedule::InlineDecision> decisions =
-      autoschedule::choose_inlining(model, members, live_out, 3);
-  const auto reason = [&](const char* stage) {
-    const auto m = std::find(members.begin(), members.end(), model.index_of(stage));
-    return decisions[static_cast<std::size_t>(m - members.begin())].reason;
-  };
-  EXPECT_EQ(reason("blur"), "its consumers read disjoint points of it");
-  EXPECT_EQ(reason("pair"), "point-wise");
-  EXPECT_EQ(reason("out"), "");
+  std::map<std::string, std::string> reason =
+      inline_reasons(model, members_named(model, {"pair", "blur", "even", "odd", "out"}));
+  EXPECT_EQ(reason["blur"], "its consumers read disjoint points of it");
+  EXPECT_EQ(reason["pair"], "point-wise");
+  EXPECT_EQ(reason["out"], "");
 }
 
 // Rule (v): a stencil on memory with one consumer is inlined where its
