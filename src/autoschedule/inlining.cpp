@@ -218,14 +218,12 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
     return out;
   };
   // Rule (i): a point-wise stage is inlined where no consumer recomputes it
-  // (each reads one point of it per point), and where a consumer that reads
-  // several points of it, recomputing it at each, either stays within
+  // (each reads one point of it per point), and where each consumer that
+  // reads several points of it, recomputing it at each, either stays within
   // ops_per_byte operations a byte it moves to or from memory (rule (v)'s
-  // roofline test; 0 turns it off) or at most doubles its operations
-  // (trapeze's bound on the paper's rule: a grey conversion recomputed at the
-  // 25 taps of a 5x5 blur tripled the blur's operations and ran 1.6-1.9x
-  // slower than stored, while 2-D multigrid's first smoothing step, 1.7x in
-  // its consumer, ran as fast inlined); "" where it is not inlined.
+  // roofline test; 0 turns it off) or computes at most max_recompute_growth
+  // times its own operations (the measurements are in inlining.h); "" where
+  // it is not inlined. A boundary condition refused here is rule (iv)'s.
   const auto pointwise_reason = [&](std::size_t m, const std::vector<std::size_t>& cs) {
     double growth = 1, intensity = 0;
     for (std::size_t c : cs) {
