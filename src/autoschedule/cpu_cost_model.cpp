@@ -84,8 +84,7 @@ bool chains_read_back_buffers(const PipelineModel& model, const GroupFacts& fact
   std::vector<std::vector<std::size_t>> loads(n);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t m = 0; m < j; ++m) {
-      const std::vector<int>& producers = model.stage(facts.members[j]).producers;
-      if (!std::binary_search(producers.begin(), producers.end(), facts.members[m])) continue;
+      if (!member_reads(model, facts, j, m)) continue;
       if (facts.stored(m))
         loads[j].push_back(m);
       else

@@ -15,12 +15,6 @@ bool contains(const std::vector<int>& sorted, int v) {
   return std::binary_search(sorted.begin(), sorted.end(), v);
 }
 
-// Member j of the group reads member m (directly).
-bool reads(const PipelineModel& model, const GroupFacts& facts, std::size_t j, std::size_t m) {
-  const std::vector<int>& producers = model.stage(facts.members[j]).producers;
-  return std::binary_search(producers.begin(), producers.end(), facts.members[m]);
-}
-
 // Connected through producer-consumer edges inside the group (as
 // Schedule::validate demands of a fused group).
 bool connected(const PipelineModel& model, const std::vector<int>& members) {
@@ -49,7 +43,8 @@ std::vector<int> shared_buffers(const PipelineModel& model, const GroupFacts& fa
   for (std::size_t m = n; m-- > 0;) {
     last[m] = facts.live_out(m) ? n : m;
     for (std::size_t j = m + 1; j < n; ++j)
-      if (reads(model, facts, j, m)) last[m] = std::max(last[m], facts.stored(j) ? j : last[j]);
+      if (member_reads(model, facts, j, m))
+        last[m] = std::max(last[m], facts.stored(j) ? j : last[j]);
   }
   std::vector<plan::BufferLifetime> lives;
   for (std::size_t m = 0; m < n; ++m)
@@ -71,7 +66,7 @@ std::vector<bool> cached_members(const PipelineModel& model, const GroupFacts& f
   for (std::size_t m = 0; m < n; ++m) {
     if (!facts.stored(m)) continue;
     for (std::size_t j = m + 1; j < n && !cached[m]; ++j)
-      cached[m] = reads(model, facts, j, m);
+      cached[m] = member_reads(model, facts, j, m);
     any = any || cached[m];
   }
   if (!any)
@@ -93,7 +88,7 @@ std::vector<GroupFacts::LiveInReadBack> live_ins_read_back(const PipelineModel& 
       continue;
     }
     for (std::size_t j = m + 1; j < n; ++j)
-      if (reads(model, facts, j, m))
+      if (member_reads(model, facts, j, m))
         nests[m].insert(nests[m].end(), nests[j].begin(), nests[j].end());
     std::sort(nests[m].begin(), nests[m].end());
     nests[m].erase(std::unique(nests[m].begin(), nests[m].end()), nests[m].end());
@@ -145,6 +140,12 @@ std::vector<int> folded_into_reductions(const PipelineModel& model, const std::v
     if (into_reductions) folded.insert(std::upper_bound(folded.begin(), folded.end(), *it), *it);
   }
   return folded;
+}
+
+bool member_reads(const PipelineModel& model, const GroupFacts& facts, std::size_t j,
+                  std::size_t m) {
+  const std::vector<int>& producers = model.stage(facts.members[j]).producers;
+  return std::binary_search(producers.begin(), producers.end(), facts.members[m]);
 }
 
 bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,

@@ -76,6 +76,10 @@ struct GroupFacts {
   bool stored(std::size_t m) const { return !inlined(m); }
 };
 
+/// Whether member j of the group reads member m directly.
+bool member_reads(const PipelineModel& model, const GroupFacts& facts, std::size_t j,
+                  std::size_t m);
+
 /// Whether an edge's producer is a member of the group (not an input or a
 /// stage outside it).
 bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
