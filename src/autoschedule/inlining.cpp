@@ -206,9 +206,11 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
       if (read[at(m, c)] != Reads::Own || consumer.reduction || consumer.demanded.lo != box.lo ||
           consumer.demanded.hi != box.hi)
         return false;
+    }
+    // The graph walks last, once the cheap tests have passed for all.
+    for (std::size_t c : cs)
       for (std::size_t other : cs)
         if (other != c && reaches(c, other)) return false;
-    }
     return true;
   };
   const auto consumers_of = [&](std::size_t m) {

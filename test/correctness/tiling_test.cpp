@@ -14,6 +14,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace trapeze {
 namespace {
 
@@ -251,6 +257,31 @@ TEST(SampledGroup, MatchesInterpreterForEveryShape) {
   }
 }
 
+// Runs `compiled` at each size (N, M) on the float image "img" of extents
+// extents(N, M), element (i, j) fill(i, j), and expects its output `output` to
+// equal the interpreter's exactly; `label` names the case in a failure.
+void expect_matches_interpreter(
+    const Pipeline& p, const CompiledPipeline& compiled, const std::string& output,
+    std::initializer_list<std::pair<std::int64_t, std::int64_t>> sizes,
+    const std::function<std::vector<std::int64_t>(std::int64_t, std::int64_t)>& extents,
+    const std::function<float(std::int64_t, std::int64_t)>& fill, const std::string& label) {
+  for (const auto& [n, m] : sizes) {
+    const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+    const std::vector<std::int64_t> shape = extents(n, m);
+    Buffer img(ScalarType::Float32, shape);
+    for (std::int64_t i = 0; i < shape[0]; ++i)
+      for (std::int64_t j = 0; j < shape[1]; ++j)
+        img.at<float>({i, j}) = fill(i, j);
+    const BufferMap inputs = {{"img", img}};
+    const BufferMap expected = interpret(p, bound, inputs);
+    const BufferMap actual = compiled.run(bound, inputs, 2);
+    const auto mismatch = compare_buffers(expected.at(output), actual.at(output), 0);
+    EXPECT_FALSE(mismatch.has_value())
+        << label << " N=" << n << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
+        << compiled.source();
+  }
+}
+
 // Inlining stages with cases where the reader's points straddle the case
 // boxes. B (pure, over the whole row) reads A at x and x + 1, and A's first
 // case reads img only inside its box, so the select B gets must stay lazy; A's
@@ -305,21 +336,15 @@ TEST(IntraTileFusion, RenamedLoopsMatchInterpreter) {
     const std::string ir = testing_support::lowered_text(p, s);
     EXPECT_THAT(ir, testing::HasSubstr("A, B: one fused nest")) << tile_shape_name(shape);
     EXPECT_THAT(ir, testing::Not(testing::HasSubstr("B(u, v)"))) << "B's loops not renamed";
-    const CompiledPipeline compiled = compile(p, s);
-    for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{10, 13}, {1, 1}, {2, 5}}) {
-      const ParamValues bound = p.bind({{"N", n}, {"M", m}});
-      Buffer img(ScalarType::Float32, {n + 2, m + 2});
-      for (std::int64_t i = 0; i < n + 2; ++i)
-        for (std::int64_t j = 0; j < m + 2; ++j)
-          img.at<float>({i, j}) = static_cast<float>((i * 3 + j * 5) % 9) / 8.0f;
-      const BufferMap inputs = {{"img", img}};
-      const BufferMap expected = interpret(p, bound, inputs);
-      const BufferMap actual = compiled.run(bound, inputs, 2);
-      const auto mismatch = compare_buffers(expected.at("C"), actual.at("C"), 0);
-      EXPECT_FALSE(mismatch.has_value()) << tile_shape_name(shape) << " N=" << n << ", M=" << m
-                                         << ": " << (mismatch ? mismatch->str() : "") << "\n"
-                                         << compiled.source();
-    }
+    expect_matches_interpreter(
+        p, compile(p, s), "C", {{10, 13}, {1, 1}, {2, 5}},
+        [](std::int64_t n, std::int64_t m) {
+          return std::vector<std::int64_t>{n + 2, m + 2};
+        },
+        [](std::int64_t i, std::int64_t j) {
+          return static_cast<float>((i * 3 + j * 5) % 9) / 8.0f;
+        },
+        tile_shape_name(shape));
   }
 }
 
@@ -351,21 +376,15 @@ TEST(IntraTileFusion, AStencilInlinedIntoConsumersOfOneNestMatchesInterpreter) {
     s.storage["P"] = Storage::Inlined;
     EXPECT_THAT(testing_support::lowered_text(p, s), testing::HasSubstr("A, B: one fused nest"))
         << tile_shape_name(shape);
-    const CompiledPipeline compiled = compile(p, s);
-    for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{11, 13}, {3, 1}, {5, 9}}) {
-      const ParamValues bound = p.bind({{"N", n}, {"M", m}});
-      Buffer image(ScalarType::Float32, {n + 2, m});
-      for (std::int64_t i = 0; i < n + 2; ++i)
-        for (std::int64_t j = 0; j < m; ++j)
-          image.at<float>({i, j}) = static_cast<float>((i * 7 + j * 3) % 11) / 8.0f;
-      const BufferMap inputs = {{"img", image}};
-      const BufferMap expected = interpret(p, bound, inputs);
-      const BufferMap actual = compiled.run(bound, inputs, 2);
-      const auto mismatch = compare_buffers(expected.at("out"), actual.at("out"), 0);
-      EXPECT_FALSE(mismatch.has_value()) << tile_shape_name(shape) << " N=" << n << ", M=" << m
-                                         << ": " << (mismatch ? mismatch->str() : "") << "\n"
-                                         << compiled.source();
-    }
+    expect_matches_interpreter(
+        p, compile(p, s), "out", {{11, 13}, {3, 1}, {5, 9}},
+        [](std::int64_t n, std::int64_t m) {
+          return std::vector<std::int64_t>{n + 2, m};
+        },
+        [](std::int64_t i, std::int64_t j) {
+          return static_cast<float>((i * 7 + j * 3) % 11) / 8.0f;
+        },
+        tile_shape_name(shape));
   }
 }
 
@@ -455,22 +474,16 @@ TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
       s.groups = {g};
       for (const std::string& name : inlined)
         s.storage[name] = Storage::Inlined;
-      const CompiledPipeline compiled = compile(p, s);
-      for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{9, 13}, {1, 1}, {3, 2}}) {
-        const ParamValues bound = p.bind({{"N", n}, {"M", m}});
-        Buffer img(ScalarType::Float32, {n + 2, m});
-        for (std::int64_t i = 0; i < n + 2; ++i)
-          for (std::int64_t j = 0; j < m; ++j)
-            img.at<float>({i, j}) = static_cast<float>((i * 5 + j * 3) % 7) / 6.0f;
-        const BufferMap inputs = {{"img", img}};
-        const BufferMap expected = interpret(p, bound, inputs);
-        const BufferMap actual = compiled.run(bound, inputs, 2);
-        const auto mismatch = compare_buffers(expected.at("C"), actual.at("C"), 0);
-        EXPECT_FALSE(mismatch.has_value())
-            << tile_shape_name(shape) << " with " << inlined.size() << " inlined, N=" << n
-            << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
-            << compiled.source();
-      }
+      expect_matches_interpreter(
+          p, compile(p, s), "C", {{9, 13}, {1, 1}, {3, 2}},
+          [](std::int64_t n, std::int64_t m) {
+            return std::vector<std::int64_t>{n + 2, m};
+          },
+          [](std::int64_t i, std::int64_t j) {
+            return static_cast<float>((i * 5 + j * 3) % 7) / 6.0f;
+          },
+          std::string(tile_shape_name(shape)) + " with " + std::to_string(inlined.size()) +
+              " inlined,");
     }
   }
 }
