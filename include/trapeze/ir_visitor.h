@@ -4,6 +4,8 @@
 #include "trapeze/expr.h"
 
 #include <functional>
+#include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -62,6 +64,9 @@ Expr substitute_vars(const Expr& e, const std::vector<std::pair<std::string, Exp
 
 /// True if `e` contains an Access (it reads a stage or an input).
 bool reads_memory(const Expr& e);
+
+/// True if `e` has a VarRef or a ParamRef named in `names`.
+bool refers_to(const Expr& e, const std::set<std::string>& names);
 
 /// The expression in the text form's syntax, e.g. "(img(c, (x - 2), y) * 0.0625f)".
 std::string to_string(const Expr& e);

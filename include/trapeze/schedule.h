@@ -51,6 +51,9 @@ std::optional<ParallelSchedule> parse_parallel_schedule(const std::string& name)
 const char* storage_name(Storage s);
 std::optional<Storage> parse_storage(const std::string& name);
 
+/// The most rows ahead a group may prefetch a live-in (GroupSchedule::prefetch).
+inline constexpr int max_prefetch_rows = 8;
+
 /// One group of fused stages, computed tile by tile.
 struct GroupSchedule {
   /// The stages of the group (names); lowering orders them topologically.
@@ -78,6 +81,14 @@ struct GroupSchedule {
   /// "Narrower vectors where a nest streams"). GCC only (a function
   /// attribute); other compilers, and the CUDA printer, ignore it.
   std::map<std::string, int> vector_bytes;
+  /// Software prefetch of the group's live-ins (inputs, and stages of other
+  /// groups, in memory): per live-in, how many rows ahead (1 to 8) each nest
+  /// of a tile fetches the rows it is about to load, one cache line at a
+  /// time, at the start of each row. A tile's rows are short runs, which the
+  /// hardware's prefetchers follow late: Harris' 480-column tiles waited on
+  /// the image's next row (docs/performance.md, "Prefetching a tile's next
+  /// rows"). A hint: results do not change. Tiled groups only; empty: none.
+  std::map<std::string, int> prefetch;
   /// Inside a tile, fuse the loop nests of stages that read a common producer
   /// over equal bounds (paper 001 §5.3), so the producer is loaded once for all.
   bool intra_tile_fusion = true;

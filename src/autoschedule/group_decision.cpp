@@ -101,6 +101,51 @@ int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std
   return narrow;
 }
 
+namespace {
+
+// Whether some read of the edge is affine in every index, or is once its
+// clamps to constant bounds are off (a boundary condition's, which case
+// partitioning removes in the interior): what lowering prefetches. A
+// look-up's gathers are not.
+bool read_at_affine_points(const analysis::EdgeDependence& edge) {
+  return std::any_of(edge.accesses.begin(), edge.accesses.end(), [](const analysis::AccessInfo& a) {
+    return std::all_of(a.unclamped_forms.begin(), a.unclamped_forms.end(),
+                       [](const auto& form) { return form.has_value(); });
+  });
+}
+
+} // namespace
+
+std::map<std::string, int> prefetched_live_ins(const PipelineModel& model, const GroupFacts& facts,
+                                               const MachineModel& machine,
+                                               std::vector<std::string>& reasons) {
+  std::map<std::string, int> prefetch;
+  if (!facts.fused()) return prefetch;
+  const auto member = [&](int stage) {
+    return std::find(facts.members.begin(), facts.members.end(), stage) != facts.members.end() ||
+           std::find(facts.folded.begin(), facts.folded.end(), stage) != facts.folded.end();
+  };
+  for (int m : facts.members)
+    for (std::size_t e : model.stage(m).in_edges) {
+      const analysis::EdgeDependence& edge = model.edges()[e];
+      const int producer = model.producer_of(edge);
+      if (producer >= 0 && member(producer)) continue;
+      const std::string name =
+          edge.producer_stage ? edge.producer_stage->name() : edge.producer_input->name();
+      const double bytes = model.producer_box_bytes(edge);
+      if (prefetch.count(name) || bytes <= static_cast<double>(machine.l2_bytes) ||
+          !read_at_affine_points(edge))
+        continue;
+      prefetch[name] = 1;
+      reasons.push_back(fmt::format(
+          "{} prefetched a row ahead in the nests that read it: its {:.3g} MB do not fit in "
+          "a core's {} KiB L2, and a tile loads them in short rows that the hardware's "
+          "prefetchers pick up late",
+          name, bytes / 1e6, machine.l2_bytes / 1024));
+    }
+  return prefetch;
+}
+
 GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
                             const TileMetrics& tile, const std::vector<std::int64_t>& inner,
                             const MachineModel& machine, double cost,
@@ -133,6 +178,8 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
     d.inlined.push_back(name);
     reasons.push_back(name + " inlined: " + facts.inlining[m].reason);
   }
+  if (!group.tile_sizes.empty())
+    group.prefetch = prefetched_live_ins(model, facts, machine, reasons);
   if (!group.tile_sizes.empty())
     for (std::size_t m = 0; m < facts.members.size(); ++m) {
       const int bytes = narrow_vector_bytes(model, facts, m, machine);

@@ -7,6 +7,7 @@
 #include "autoschedule/group_facts.h"
 #include "autoschedule/tile_metrics.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,20 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
 /// cores already.
 int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std::size_t m,
                         const MachineModel& machine);
+
+/// The live-ins a tiled group prefetches (GroupSchedule::prefetch), each one
+/// row ahead, with the reason for each: those its aligned members read (a
+/// member inlined into another reads in that one's nest) at affine points
+/// (not only by look-ups, which lowering does not prefetch) whose values do not
+/// fit in a core's L2, so that its tiles load them from the next level or
+/// from memory, in a tile's short rows, each starting a page of its own, which
+/// the hardware's prefetchers pick up late: Harris' image in 480-column tiles
+/// 0.86 of its time without, the 3-D multigrid cycles' grids 0.82-0.87, and
+/// unsharp's image in strips of whole rows 0.90 (docs/performance.md,
+/// "Prefetching a tile's next rows"). Live-ins the L2 holds gain nothing.
+std::map<std::string, int> prefetched_live_ins(const PipelineModel& model, const GroupFacts& facts,
+                                               const MachineModel& machine,
+                                               std::vector<std::string>& reasons);
 
 /// make_decision with paper 001's cost (eq. 2 weighted by the group's work
 /// share) of `tile`, its components in the report and first among the

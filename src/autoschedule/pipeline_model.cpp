@@ -231,6 +231,10 @@ int PipelineModel::producer_bytes(const analysis::EdgeDependence& edge) const {
   return edge_bytes_[edge_position(edges_, edge)];
 }
 
+double PipelineModel::producer_box_bytes(const analysis::EdgeDependence& edge) const {
+  return box_points(producer_box(edge)) * producer_bytes(edge);
+}
+
 int PipelineModel::index_of(const ir::Function& f) const {
   const std::optional<std::size_t> i = p_.stage_index(f);
   TRAPEZE_ASSERT(i.has_value(), "no stage " + f.name() + " in the pipeline model");

@@ -100,6 +100,8 @@ public:
   int taps(const analysis::EdgeDependence& edge) const;
   /// Bytes per element of an edge's producer, a stage or an input.
   int producer_bytes(const analysis::EdgeDependence& edge) const;
+  /// The bytes of an edge's producer_box: what a buffer of all its values holds.
+  double producer_box_bytes(const analysis::EdgeDependence& edge) const;
   /// Sum of every stage's work: the denominator of a group's work share.
   double total_work() const { return total_work_; }
   /// The estimates assumed for parameters that had none.

@@ -288,6 +288,17 @@ public:
       line(element(target, idx, "writes") + " = " + value.value + ";");
       return;
     }
+    if (const auto* n = s.as<lower::Prefetch>()) {
+      // GCC's and Clang's hint: a prefetch for reading into every cache level.
+      const auto& a = *n->access.as<Access>();
+      const BufferNames& source = buffer("b:" + a.producer_name());
+      storing_ = source.producer;
+      std::vector<PrintedIndex> idx;
+      for (const Expr& e : a.args)
+        idx.push_back({expr(e), e.type()});
+      line("__builtin_prefetch(&" + element(source, idx, "prefetches") + ");");
+      return;
+    }
     if (const auto* n = s.as<lower::LetStmt>()) {
       // A value read from the data (a reduction's update target) may overflow
       // like a stage value; a coordinate or bound cannot.

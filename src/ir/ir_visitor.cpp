@@ -142,6 +142,15 @@ bool reads_memory(const Expr& e) {
   return found;
 }
 
+bool refers_to(const Expr& e, const std::set<std::string>& names) {
+  bool found = false;
+  for_each_node(e, [&](const Expr& n) {
+    if (const auto* v = n.as<VarRef>(); v && names.count(v->name)) found = true;
+    if (const auto* q = n.as<ParamRef>(); q && names.count(q->name)) found = true;
+  });
+  return found;
+}
+
 namespace {
 
 // Precedence levels of the text form (higher binds tighter), as in C.

@@ -113,6 +113,14 @@ Stmt Store::make(std::string buffer, std::vector<Expr> index, Expr value) {
   return Stmt(std::make_shared<const Store>(std::move(buffer), std::move(index), std::move(value)));
 }
 
+Stmt Prefetch::make(Expr access) {
+  const auto* a = access.as<Access>();
+  TRAPEZE_ASSERT(a, "a prefetch of something other than an access");
+  for (const Expr& e : a->args)
+    check_index_type(e, "prefetch index");
+  return Stmt(std::make_shared<const Prefetch>(std::move(access)));
+}
+
 Stmt LetStmt::make(std::string name, Expr value, Stmt body) {
   TRAPEZE_ASSERT(value.defined() && body.defined(), "incomplete let");
   const ScalarType t = value.type();
@@ -209,6 +217,7 @@ void StmtVisitor::visit_node(const Store* n, const Stmt&) {
     visit_expr(e);
   visit_expr(n->value);
 }
+void StmtVisitor::visit_node(const Prefetch* n, const Stmt&) { visit_expr(n->access); }
 void StmtVisitor::visit_node(const LetStmt* n, const Stmt&) {
   visit_expr(n->value);
   visit(n->body);
@@ -244,6 +253,22 @@ void StmtVisitor::visit_node(const Produce* n, const Stmt&) {
       visit_expr(u.value);
     }
   }
+}
+
+std::set<std::string> bound_names(const Stmt& s) {
+  struct Collect : StmtVisitor {
+    std::set<std::string> names;
+    void visit_node(const For* n, const Stmt& self) override {
+      names.insert(n->var);
+      StmtVisitor::visit_node(n, self);
+    }
+    void visit_node(const LetStmt* n, const Stmt& self) override {
+      names.insert(n->name);
+      StmtVisitor::visit_node(n, self);
+    }
+  } collect;
+  collect.visit(s);
+  return collect.names;
 }
 
 // ---------------------------------------------------------------- mutator
@@ -310,6 +335,10 @@ Stmt StmtMutator::mutate_node(const Store* n, const Stmt& self) {
   Expr value = mutate_expr(n->value);
   if (!changed && value.same_as(n->value)) return self;
   return Store::make(n->buffer, index, value);
+}
+Stmt StmtMutator::mutate_node(const Prefetch* n, const Stmt& self) {
+  Expr access = mutate_expr(n->access);
+  return access.same_as(n->access) ? self : Prefetch::make(access);
 }
 Stmt StmtMutator::mutate_node(const LetStmt* n, const Stmt& self) {
   Expr value = mutate_expr(n->value);
@@ -445,6 +474,9 @@ protected:
   }
   void visit_node(const Store* n, const Stmt&) override {
     line(n->buffer + "(" + list(n->index) + ") = " + expr_text(n->value));
+  }
+  void visit_node(const Prefetch* n, const Stmt&) override {
+    line("prefetch " + expr_text(n->access));
   }
   void visit_node(const LetStmt* n, const Stmt&) override {
     line("let " + n->name + " = " + expr_text(n->value));

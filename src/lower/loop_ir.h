@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,7 @@ private:
   X(IfThenElse)                                                                                    \
   X(Allocate)                                                                                      \
   X(Store)                                                                                         \
+  X(Prefetch)                                                                                      \
   X(LetStmt)                                                                                       \
   X(Comment)                                                                                       \
   X(Outlined)                                                                                      \
@@ -187,6 +189,16 @@ struct Store final : StmtNode {
   const Expr value;
 };
 
+/// A hint, with no effect on results: the cache line holding the point that
+/// `access` (an ir::Access of a buffer in scope, at a point inside it) reads
+/// is fetched into the cache, ahead of the loads that need it (prefetch_rows).
+struct Prefetch final : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Prefetch;
+  static Stmt make(Expr access);
+  explicit Prefetch(Expr a) : StmtNode(node_kind), access(std::move(a)) {}
+  const Expr access;
+};
+
 /// Binds `name` to `value` (evaluated once) for `body`. Refer to it with let_ref().
 struct LetStmt final : StmtNode {
   static constexpr StmtKind node_kind = StmtKind::LetStmt;
@@ -281,6 +293,9 @@ struct Produce final : StmtNode {
 
 /// The expression that reads a LetStmt's variable of this type.
 Expr let_ref(const std::string& name, ScalarType type);
+
+/// The loop variables and lets that `s` binds, anywhere inside it.
+std::set<std::string> bound_names(const Stmt& s);
 
 /// Walks statements; the default visits children and calls visit_expr on
 /// every expression (bounds, conditions, origins, extents, indices, values).

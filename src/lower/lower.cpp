@@ -51,6 +51,9 @@ const std::vector<Pass>& passes() {
       {"stage_loops", stage_loops},
       // Compares loop nests, so it runs once they exist.
       {"intra_tile_fusion", intra_tile_fusion},
+      // Needs each nest's final loops (the fused ones one nest), inside the
+      // functions outline_nests makes of them.
+      {"prefetch_rows", prefetch_rows},
       // The nests are final: each one a function of its own.
       {"outline_nests", outline_nests},
       // The groups are complete: the buffers around them.

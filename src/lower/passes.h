@@ -66,6 +66,15 @@ void stage_loops(GroupState& g, LoweringState& state);
 /// producer over equal loop bounds become one nest (paper 001 §5.3).
 void intra_tile_fusion(GroupState& g, LoweringState& state);
 
+/// prefetch_rows.cpp: in each nest of a group that prefetches a live-in
+/// (GroupSchedule::prefetch), at the start of every iteration of a loop
+/// around innermost loops (a row), the rows that the iteration that many rows
+/// ahead loads first (those no earlier iteration loads), a cache line at a
+/// time over the columns the innermost loops read there: only reads made at
+/// every point (none under a select's arm or an if), affine, the row moving
+/// with the loop.
+void prefetch_rows(GroupState& g, LoweringState& state);
+
 /// outline_nests.cpp: in a fused group, each stage's nest inside the tile (a
 /// fused nest counts as one) becomes an Outlined statement, which code
 /// generators print as a function of its own: compilers take time that grows

@@ -89,8 +89,8 @@ private:
   GroupSchedule read_group(const json& j, const std::string& path) const {
     expect_object(j, path,
                   {"stages", "tile_sizes", "shape", "inner_tile_sizes", "parallel_tile_dims",
-                   "parallel_schedule", "vectorize", "vector_bytes", "intra_tile_fusion",
-                   "reassociate_float_sums", "reasons"});
+                   "parallel_schedule", "vectorize", "vector_bytes", "prefetch",
+                   "intra_tile_fusion", "reassociate_float_sums", "reasons"});
     GroupSchedule g;
     if (!j.contains("stages")) fail_missing(path, "stages", "a non-empty array of stage names");
     g.stages = read_strings(j["stages"], path + ".stages", "stage name");
@@ -134,6 +134,16 @@ private:
         if (!(bytes.is_number_integer() && (bytes == 16 || bytes == 32 || bytes == 64)))
           fail(path + ".vector_bytes." + stage, "expected 16, 32 or 64", bytes);
         g.vector_bytes[stage] = bytes.get<int>();
+      }
+    }
+    if (j.contains("prefetch")) {
+      const json& v = j["prefetch"];
+      if (!v.is_object())
+        fail(path + ".prefetch", "expected an object of live-in names and rows ahead (1 to 8)", v);
+      for (const auto& [live_in, rows] : v.items()) {
+        if (!integer_in(rows, 1, max_prefetch_rows))
+          fail(path + ".prefetch." + live_in, "expected an integer from 1 to 8", rows);
+        g.prefetch[live_in] = rows.get<int>();
       }
     }
     if (j.contains("intra_tile_fusion")) {
@@ -233,6 +243,15 @@ std::string Schedule::to_json() const {
       for (const auto& [stage, bytes] : group.vector_bytes) {
         s += (first_stage ? "" : ", ") + quoted(stage) + ": " + std::to_string(bytes);
         first_stage = false;
+      }
+      s += "},\n";
+    }
+    if (!group.prefetch.empty()) { // unset: no software prefetch
+      s += "      \"prefetch\": {";
+      bool first_live_in = true;
+      for (const auto& [live_in, rows] : group.prefetch) {
+        s += (first_live_in ? "" : ", ") + quoted(live_in) + ": " + std::to_string(rows);
+        first_live_in = false;
       }
       s += "},\n";
     }

@@ -54,8 +54,10 @@ public:
     check_group_cycles();
     for (std::size_t g = 0; g < s_.groups.size(); ++g)
       check_tiles(g, space_dimensions(g));
-    for (std::size_t g = 0; g < s_.groups.size(); ++g)
+    for (std::size_t g = 0; g < s_.groups.size(); ++g) {
       check_vector_bytes(g);
+      check_prefetch(g);
+    }
     check_storage();
   }
 
@@ -259,6 +261,38 @@ private:
         throw Error(where + " gives vector_bytes for '" + stage +
                     "', but a lone untiled stage runs as one parallel loop, not a nest of its "
                     "own; give the group tile_sizes, or remove vector_bytes");
+    }
+  }
+
+  // prefetch names live-ins of a tiled group: inputs or stages of other
+  // groups that its stages read (in memory: a stage another group reads is
+  // stored in full), each 1 to max_prefetch_rows rows ahead.
+  void check_prefetch(std::size_t g) const {
+    const GroupSchedule& group = s_.groups[g];
+    if (group.prefetch.empty()) return;
+    const std::string where = "schedule: " + describe_group(s_, g);
+    if (group.tile_sizes.empty())
+      throw Error(where + " prefetches live-ins, but an untiled group streams whole rows, which "
+                          "the hardware's prefetchers follow; give the group tile_sizes, or "
+                          "remove prefetch");
+    std::set<std::string> live_ins;
+    for (const ir::Function* f : group_stages(g)) {
+      for (const auto& producer : p_.producer_stages(*f))
+        if (group_of_.at(producer->name()) != g) live_ins.insert(producer->name());
+      for (const auto& input : p_.producer_inputs(*f))
+        live_ins.insert(input->name());
+    }
+    for (const auto& [name, rows] : group.prefetch) {
+      if (!live_ins.count(name))
+        throw Error(where + " prefetches '" + name +
+                    "', which is not one of its live-ins (an input or a stage of another group "
+                    "that it reads): " +
+                    (live_ins.empty()
+                         ? std::string("it reads none")
+                         : "its live-ins are " + join({live_ins.begin(), live_ins.end()})));
+      if (rows < 1 || rows > max_prefetch_rows)
+        throw Error(where + " prefetches '" + name + "' " + std::to_string(rows) +
+                    " rows ahead; expected 1 to " + std::to_string(max_prefetch_rows));
     }
   }
 

@@ -624,6 +624,54 @@ TEST(MissingDimensions, MatchInterpreterForEveryShapeAndTiling) {
   }
 }
 
+// Prefetching live-ins (GroupSchedule::prefetch) is a hint: every shape and
+// tiling, at 1, 2 and 8 rows ahead, matches the interpreter, bounds-checked
+// (each prefetched address is checked as a load's is): a down-sampling read
+// with a read in a select's arm, and a chain of stencils whose tiles' first
+// and last rows reach the image's edges.
+TEST(PrefetchRows, MatchInterpreterForEveryShapeAndDistance) {
+  CompileOptions checked;
+  checked.bounds_check = true;
+  const std::vector<std::pair<Pipeline, std::vector<std::vector<std::int64_t>>>> cases = {
+      {testing_support::prefetched_reads(), {{1, 8, 32}, {3, 1, 5}, {1, 100, 100}}},
+      {testing_support::stencil_chain(), {{8, 16}, {1, 5}, {100, 100}}}};
+  for (const auto& [p, tilings] : cases) {
+    for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+      for (std::size_t t = 0; t < tilings.size(); ++t) {
+        const int distance = t == 0 ? 1 : t == 1 ? 2 : max_prefetch_rows;
+        Schedule s = apps::fuse_all_stages(p, tilings[t], 1, "test");
+        s.groups[0].shape = shape;
+        for (const auto& input : p.inputs())
+          s.groups[0].prefetch[input->name()] = distance;
+        const CompiledPipeline compiled = compile(p, s, checked);
+        EXPECT_THAT(compiled.source(), testing::HasSubstr("__builtin_prefetch(&tz_checked("));
+        for (const std::int64_t n : {2, 3, 17, 40}) {
+          if (p.name() == "stencil_chain" && n < 16) continue;
+          const ParamValues bound = p.bind({{"n", n}});
+          BufferMap inputs;
+          for (const auto& input : p.inputs()) {
+            const Box box = concrete_domain(*input, bound);
+            std::vector<std::int64_t> extents;
+            for (int d = 0; d < box.dimensions(); ++d)
+              extents.push_back(box.extent(d));
+            Buffer b(input->type(), extents);
+            for (std::int64_t i = 0; i < b.size(); ++i)
+              b.set_from_double(i, static_cast<double>((i * 7) % 13) / 6.0);
+            inputs.emplace(input->name(), b);
+          }
+          const BufferMap expected = interpret(p, bound, inputs);
+          const BufferMap actual = compiled.run(bound, inputs, 2);
+          const auto mismatch = compare_buffers(expected.at("out"), actual.at("out"), 0);
+          EXPECT_FALSE(mismatch.has_value())
+              << p.name() << ", " << tile_shape_name(shape) << " tiling " << t << ", " << distance
+              << " rows ahead, n=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
+              << compiled.source();
+        }
+      }
+    }
+  }
+}
+
 // A look-up whose index reads an inlined stage with cases (fuzz seed 140172):
 // where the read's case is the constant default, the index no longer reads
 // memory once inlined, yet it must still be clamped into the looked-up

@@ -193,6 +193,31 @@ TEST(ScheduleErrors, VectorBytes) {
                        "a lone untiled stage");
 }
 
+TEST(ScheduleErrors, Prefetch) {
+  Schedule s = fused();
+  s.groups[0].prefetch = {{"img", 1}};
+  EXPECT_NO_THROW(s.validate(unsharp()));
+  s.groups[0].prefetch = {{"blury", 1}};
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()),
+                       "prefetches 'blury', which is not one of its live-ins",
+                       "its live-ins are img");
+  s.groups[0].prefetch = {{"img", 0}};
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "prefetches 'img' 0 rows ahead", "expected 1 to 8");
+  s.groups[0].prefetch = {{"img", 9}};
+  EXPECT_TRAPEZE_ERROR(s.validate(unsharp()), "prefetches 'img' 9 rows ahead");
+  // The naive schedule's groups are untiled; blury's live-in is blurx.
+  Schedule untiled = Schedule::naive(unsharp());
+  untiled.groups[2].prefetch = {{"blurx", 1}};
+  EXPECT_TRAPEZE_ERROR(untiled.validate(unsharp()), "[blury] prefetches live-ins",
+                       "an untiled group streams whole rows");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [{"stages": ["a"], "prefetch": {"img": 9}}]})"),
+      "groups[0].prefetch.img: expected an integer from 1 to 8, got 9");
+  EXPECT_TRAPEZE_ERROR(
+      Schedule::from_json(R"({"groups": [{"stages": ["a"], "prefetch": ["img"]}]})"),
+      "groups[0].prefetch: expected an object of live-in names and rows ahead");
+}
+
 TEST(ScheduleErrors, ParallelTileDimsOutOfRange) {
   Schedule s = fused();
   s.groups[0].parallel_tile_dims = 4;

@@ -82,7 +82,8 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
   // Whether a reduction joins its consumer's group comes from a generator of
   // its own, so that the other draws of a seed stay what they were.
   FuzzRng reductions(rp.seed ^ 0x2545f4914f6cdd1dull);
-  FuzzRng widths(rp.seed ^ 0x9e3779b97f4a7c15ull); // vector_bytes: a stream of its own too
+  FuzzRng widths(rp.seed ^ 0x9e3779b97f4a7c15ull);  // vector_bytes: a stream of its own too
+  FuzzRng fetches(rp.seed ^ 0xc2b2ae3d27d4eb4full); // prefetch: and one of its own
   for (const FunctionPtr& consumer : stages) {
     if (is_reduction(*consumer)) continue;
     for (const FunctionPtr& producer : p.producer_stages(*consumer)) {
@@ -148,6 +149,22 @@ Schedule draw_schedule(const RandomPipeline& rp, FuzzRng& rng) {
       g.vector_bytes[g.stages[static_cast<std::size_t>(
           widths.uniform(0, static_cast<std::int64_t>(g.stages.size()) - 1))]] =
           static_cast<int>(std::int64_t{16} << widths.uniform(0, 2));
+    // A live-in of a tiled group prefetched now and then, 1 to 8 rows ahead
+    // (a hint: the results must not change).
+    if (tiled && fetches.chance(0.4)) {
+      const std::set<std::string> in_group(g.stages.begin(), g.stages.end());
+      std::vector<std::string> live_ins;
+      for (const std::string& name : g.stages) {
+        for (const FunctionPtr& producer : p.producer_stages(*p.stage(name)))
+          if (!in_group.count(producer->name())) live_ins.push_back(producer->name());
+        for (const auto& input : p.producer_inputs(*p.stage(name)))
+          live_ins.push_back(input->name());
+      }
+      if (!live_ins.empty())
+        g.prefetch[live_ins[static_cast<std::size_t>(
+            fetches.uniform(0, static_cast<std::int64_t>(live_ins.size()) - 1))]] =
+            static_cast<int>(fetches.uniform(1, max_prefetch_rows));
+    }
     // Unset (the default) half the time, else any schedule.
     if (rng.chance(0.5)) {
       constexpr ParallelSchedule kinds[] = {ParallelSchedule::Static, ParallelSchedule::Dynamic,

@@ -114,4 +114,23 @@ inline Pipeline stencil_diamond() {
   return p;
 }
 
+/// Reads of the kinds prefetch_rows weighs: `down` (c, x, y) sums four rows
+/// of a channel of `img` at 2x - 1 .. 2x + 2 (each row of down starts two new
+/// rows of img), and `out` reads `gain` only in an arm of a select, down in
+/// place and down's next column.
+inline Pipeline prefetched_reads() {
+  Param n("n");
+  Var c("c"), x("x"), y("y");
+  Image img("img", ScalarType::Float32, {3, 2 * n + 1, n + 1});
+  Image gain("gain", ScalarType::Float32, {n, n});
+  Func down("down", ScalarType::Float32, {c, x, y}, {{0, 2}, {1, n - 1}, {0, n}});
+  down.define(img(c, 2 * x - 1, y) + img(c, 2 * x, y) + img(c, 2 * x + 1, y) +
+              img(c, 2 * x + 2, y));
+  Func out("out", ScalarType::Float32, {c, x, y}, {{0, 2}, {1, n - 1}, {0, n - 1}});
+  out.define(select(down(c, x, y) > 1.5f, gain(x, y), 0.25f) + down(c, x, y + 1));
+  Pipeline p({out}, "prefetched_reads");
+  p.set_range("n", 2, std::nullopt);
+  return p;
+}
+
 } // namespace trapeze::testing_support

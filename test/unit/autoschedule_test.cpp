@@ -672,6 +672,42 @@ TEST(GroupDecision, ANestThatStreamsMemoryGetsNarrowerVectors) {
   EXPECT_EQ(autoschedule::narrow_vector_bytes(camera_model, facts, m, machine), 0);
 }
 
+// A tiled group prefetches its live-ins that a core's L2 does not hold, a
+// row ahead, the reason in the schedule: blur's image (4802 x 6400 floats)
+// on a 1 MiB L2; at a size whose image the L2 holds, and with the image's
+// values in a 256 MiB L2, none. The greedy baselines decide so too.
+TEST(GroupDecision, ALiveInBeyondTheL2IsPrefetched) {
+  const Pipeline blur = apps::find_app("blur").build();
+  MachineModel machine;
+  machine.cores = 2;
+  machine.l2_bytes = 1 << 20;
+  const autoschedule::PipelineModel large(blur, {});
+  const std::vector<int> group = {large.index_of("blurx"), large.index_of("blury")};
+  const autoschedule::GroupDecision d =
+      autoschedule::CpuCostModel(large, {}, machine).evaluate(group);
+  ASSERT_TRUE(d.valid) << d.why_invalid;
+  EXPECT_EQ(d.group.prefetch, (std::map<std::string, int>{{"img", 1}}));
+  EXPECT_THAT(d.group.reasons, Contains(HasSubstr("img prefetched a row ahead in the nests that "
+                                                  "read it: its 123 MB do not fit in a core's "
+                                                  "1024 KiB L2")));
+  const autoschedule::PipelineModel small(blur, {{"R", 100}, {"C", 200}});
+  EXPECT_TRUE(
+      autoschedule::CpuCostModel(small, {}, machine).evaluate(group).group.prefetch.empty());
+  machine.l2_bytes = std::int64_t{256} << 20;
+  EXPECT_TRUE(
+      autoschedule::CpuCostModel(large, {}, machine).evaluate(group).group.prefetch.empty());
+  machine.l2_bytes = 1 << 20;
+  for (const SchedulerKind scheduler : {SchedulerKind::Greedy, SchedulerKind::HalideGreedy}) {
+    AutoScheduleOptions options;
+    options.scheduler = scheduler;
+    options.machine = machine;
+    const Schedule s = auto_schedule(blur, options);
+    ASSERT_EQ(s.groups.size(), 1u) << scheduler_name(scheduler);
+    EXPECT_EQ(s.groups[0].prefetch, (std::map<std::string, int>{{"img", 1}}))
+        << scheduler_name(scheduler);
+  }
+}
+
 TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {
   // Local Laplacian's remap reads a pyramid level at a data-dependent index.
   const Pipeline p = apps::find_app("local_laplacian").build();

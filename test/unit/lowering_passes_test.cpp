@@ -138,6 +138,36 @@ TEST(Passes, OutlineNestsMakesEachNestAFunction) {
   EXPECT_THAT(explain_lowered(p, Schedule::naive(p)), Not(HasSubstr("outlined")));
 }
 
+// A prefetched live-in's leading rows, fetched at the start of each row a
+// row ahead: of blurx's three rows of img the last, of a 2x down-sampling's
+// four rows the last two; a read in a select's arm (which may lie outside
+// its buffer where the arm is not taken) is not fetched.
+TEST(Passes, PrefetchRowsFetchesTheLeadingRowsAhead) {
+  EXPECT_THAT(blur_after("prefetch_rows"), Not(HasSubstr("prefetch img")));
+  const std::string blur = blur_after("prefetch_rows", [](Schedule& s) {
+    s.groups[0].prefetch = {{"img", 1}};
+  });
+  EXPECT_THAT(blur, HasSubstr("let x_ahead = int32(min(int64(x) + 1, blurx_x_hi))"));
+  EXPECT_THAT(blur, HasSubstr("prefetch img(x_ahead + 1, "));
+  EXPECT_THAT(blur, Not(HasSubstr("prefetch img(x_ahead, ")));
+  EXPECT_THAT(blur, Not(HasSubstr("prefetch img(x_ahead - 1, ")));
+  EXPECT_THAT(blur_after("intra_tile_fusion",
+                         [](Schedule& s) {
+                           s.groups[0].prefetch = {{"img", 1}};
+                         }),
+              Not(HasSubstr("prefetch img")));
+
+  const Pipeline p = testing_support::prefetched_reads();
+  Schedule s = apps::fuse_all_stages(p, {1, 8, 32}, 2, "test");
+  s.groups[0].prefetch = {{"img", 2}, {"gain", 1}};
+  const std::string ir = explain_lowered(p, s, "prefetch_rows");
+  EXPECT_THAT(ir, HasSubstr("min(int64(x) + 2, "));
+  EXPECT_THAT(ir, HasSubstr("prefetch img(c, 2 * x_ahead + 1, "));
+  EXPECT_THAT(ir, HasSubstr("prefetch img(c, 2 * x_ahead + 2, "));
+  EXPECT_THAT(ir, Not(HasSubstr("prefetch img(c, 2 * x_ahead, ")));
+  EXPECT_THAT(ir, Not(HasSubstr("prefetch gain")));
+}
+
 TEST(Passes, FullBuffersAndHoisting) {
   EXPECT_THAT(blur_after("intra_tile_fusion"), Not(HasSubstr("allocate img")));
   const std::string ir = blur_after("full_buffers");
@@ -203,7 +233,7 @@ TEST(Passes, ClampIndicesClampsDataDependentReads) {
 TEST(Passes, ValidateChecksScopes) {
   EXPECT_NO_THROW(blur_after("validate"));
   EXPECT_EQ(lowering_passes().back(), "validate");
-  EXPECT_EQ(lowering_passes().size(), 16u);
+  EXPECT_EQ(lowering_passes().size(), 17u);
 }
 
 // Case and parity partitioning on every app, under its naive and its

@@ -29,6 +29,7 @@ void expect_same(const Schedule& expected, const Schedule& actual) {
     EXPECT_EQ(a.parallel_schedule, b.parallel_schedule);
     EXPECT_EQ(a.vectorize, b.vectorize);
     EXPECT_EQ(a.vector_bytes, b.vector_bytes);
+    EXPECT_EQ(a.prefetch, b.prefetch);
     EXPECT_EQ(a.intra_tile_fusion, b.intra_tile_fusion);
     EXPECT_EQ(a.reassociate_float_sums, b.reassociate_float_sums);
     EXPECT_EQ(a.reasons, b.reasons);
@@ -187,6 +188,7 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
                       ParallelSchedule::Static,
                       true,
                       {},
+                      {},
                       true,
                       false,
                       {}});
@@ -197,6 +199,9 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
   b.groups[0].reassociate_float_sums = true;
   expect_round_trip(b);
   b.groups[0].vector_bytes = {{"blury", 32}, {"blurx", 16}};
+  EXPECT_NO_THROW(b.validate(blur));
+  expect_round_trip(b);
+  b.groups[0].prefetch = {{"img", 2}};
   EXPECT_NO_THROW(b.validate(blur));
   expect_round_trip(b);
 
@@ -212,6 +217,7 @@ TEST(Schedule, FusedGroupsOfEveryShapeValidate) {
                           1,
                           std::nullopt,
                           true,
+                          {},
                           {},
                           true,
                           false,
