@@ -2,6 +2,7 @@
 #include "analysis/reduction_targets.h"
 #include "ir/ir_operators.h"
 #include "lower/fold.h"
+#include "lower/partition_updates.h"
 #include "lower/passes.h"
 #include "lower/reduction_parallelism.h"
 #include "trapeze/ir_visitor.h"
@@ -245,17 +246,67 @@ private:
     return s;
   }
 
-  // The loops of the reduction variables over `ranges` around `body`, the
-  // outermost of kind `outer` over [`first`, `last`] (its range when undefined).
+  // The order in which the update loops run the reduction variables,
+  // outermost first. Distinct values of a variable that a dimension follows
+  // (TargetDim::Follows) update distinct points, so it may move inward past
+  // the variables no dimension follows, and every point still gets its
+  // updates in the definition's order: those of one value of each followed
+  // variable, whose order the others keep. Where the innermost variable is
+  // followed by none, consecutive updates may read, add to and write the
+  // same point, each waiting on the one before (a histogram's 9 x 9 samples
+  // of a cell into its bins), so the followed variables but the outermost
+  // (which may run in parallel) move innermost: consecutive updates then hit
+  // distinct points (docs/lowering.md, "Reductions").
+  static std::vector<std::size_t> update_order(const Reduction& r,
+                                               const std::vector<analysis::TargetDim>& kinds) {
+    std::vector<bool> followed(r.rvars.size(), false);
+    for (const analysis::TargetDim& t : kinds)
+      if (t.kind == analysis::TargetDim::Kind::Follows) followed[t.rvar] = true;
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < r.rvars.size(); ++k)
+      if (k == 0 || !followed[k] || followed.back()) order.push_back(k);
+    for (std::size_t k = 1; k < r.rvars.size(); ++k)
+      if (followed[k] && !followed.back()) order.push_back(k);
+    return order;
+  }
+
+  // "gY innermost" where update_order moves variables inward, else empty.
+  static std::string order_text(const Reduction& r, const std::vector<std::size_t>& order) {
+    std::vector<std::string> moved;
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (i > order[i]) moved.push_back(r.rvars[order[i]]);
+    if (moved.empty()) return "";
+    std::string names;
+    for (std::size_t i = 0; i < moved.size(); ++i)
+      names += (i ? i + 1 == moved.size() ? " and " : ", " : "") + moved[i];
+    return "; " + names +
+           " innermost (each value updates points of its own, so consecutive updates hit "
+           "distinct points and each point's updates keep their order)";
+  }
+
+  // The loops of the reduction variables over `ranges` around `body`, in
+  // `order` (update_order), the outermost of kind `outer` over [`first`,
+  // `last`] (its range when undefined).
   Stmt rdom_loops(const Reduction& r, const std::vector<Interval>& ranges, Stmt body, ForKind outer,
-                  const Expr& first = {}, const Expr& last = {}) const {
-    for (std::size_t k = r.rvars.size(); k-- > 0;) {
-      const bool top = k == 0;
+                  const std::vector<std::size_t>& order, const Expr& first = {},
+                  const Expr& last = {}) const {
+    for (std::size_t i = order.size(); i-- > 0;) {
+      const std::size_t k = order[i];
+      const bool top = i == 0;
       body = For::make(r.rvars[k], top && first.defined() ? first : ranges[k].lo,
                        top && last.defined() ? last : ranges[k].hi, top ? outer : ForKind::Serial,
                        body, 1, p_.loops.schedule);
     }
     return body;
+  }
+
+  // The definition's order: partial results cut the outermost variable
+  // into chunks, each of which adds into a partial result of its own.
+  static std::vector<std::size_t> identity_order(const Reduction& r) {
+    std::vector<std::size_t> order(r.rvars.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      order[k] = k;
+    return order;
   }
 
   std::string rdom_text(const Reduction& r) const {
@@ -287,13 +338,17 @@ private:
     for (const ReductionUpdate& u : r.updates)
       updates.push_back(update(u, p_.buffer, {}, old, kinds));
     const ForKind outer = parallel ? ForKind::Parallel : ForKind::Serial;
+    const std::vector<std::size_t> order = update_order(r, kinds);
     return Block::make(
         {Comment::make("initialization"), init,
-         Comment::make("updates" + (parallel ? about
-                                             : " in order, serial" +
-                                                   (r.rvars.empty() ? std::string()
-                                                                    : " over " + rdom_text(r)))),
-         rdom_loops(r, ranges, Block::make(std::move(updates)), outer)});
+         Comment::make("updates" +
+                       (parallel
+                            ? about
+                            : " in order, serial" +
+                                  (r.rvars.empty() ? std::string() : " over " + rdom_text(r))) +
+                       order_text(r, order)),
+         partition_update_loops(
+             rdom_loops(r, ranges, Block::make(std::move(updates)), outer, order), prover_)});
   }
 
   // Each of kReductionChunks chunks of the outermost reduction variable
@@ -332,7 +387,8 @@ private:
     const Stmt chunk_loop = For::make(
         chunk, Expr(0), Expr(static_cast<int>(kReductionChunks - 1)), ForKind::Parallel,
         Block::make({box_nest(Store::make(partial->name(), at_chunk(point()), identity(op)), false),
-                     rdom_loops(r, ranges, Block::make(std::move(updates)), ForKind::Serial, cut(c),
+                     rdom_loops(r, ranges, Block::make(std::move(updates)), ForKind::Serial,
+                                identity_order(r), cut(c),
                                 prover_.simplify(plus(cut(add(c, Expr(1))), -1)))}),
         1, p_.loops.schedule); // partials per chunk, not per thread: any schedule gives one result
     const Stmt combined = box_nest(
