@@ -89,12 +89,39 @@ int parallel_tile_dims(const TileMetrics& tile, int cores) {
   return std::max<int>(1, static_cast<int>(tile.tile_counts.size()));
 }
 
+bool nest_gathers(const PipelineModel& model, const GroupFacts& facts, std::size_t m) {
+  if (model.stage(facts.members[m]).data_dependent) return true;
+  // A look-up inlined into m, directly or through other inlined members.
+  const auto position = [&](int stage) {
+    return static_cast<std::size_t>(std::find(facts.members.begin(), facts.members.end(), stage) -
+                                    facts.members.begin());
+  };
+  for (std::size_t i = 0; i < facts.members.size(); ++i) {
+    if (!facts.inlined(i) || !model.stage(facts.members[i]).data_dependent) continue;
+    std::vector<std::size_t> stack = {i};
+    std::vector<char> seen(facts.members.size(), 0);
+    while (!stack.empty()) {
+      const std::size_t p = stack.back();
+      stack.pop_back();
+      for (int c : model.stage(facts.members[p]).consumers) {
+        const std::size_t k = position(c);
+        if (k >= facts.members.size() || seen[k]) continue;
+        if (k == m) return true;
+        seen[k] = 1;
+        if (facts.inlined(k)) stack.push_back(k);
+      }
+    }
+  }
+  return false;
+}
+
 int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std::size_t m,
                         const MachineModel& machine) {
   constexpr int narrow = 32;
   if (machine.vector_bytes <= narrow || !facts.fused() || facts.inlining.empty() ||
       !facts.stored(m) || !facts.live_out(m) || model.stage(facts.members[m]).bytes < 4)
     return 0;
+  if (!machine.vector_gathers && nest_gathers(model, facts, m)) return narrow;
   const InlineDecision& nest = facts.inlining[m];
   if (!(nest.memory_bytes > 0) || nest.operations > machine.ops_per_byte * nest.memory_bytes)
     return 0;
@@ -187,6 +214,13 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
       const std::string& name = model.stage(facts.members[m]).function->name();
       const InlineDecision& nest = facts.inlining[m];
       group.vector_bytes[name] = bytes;
+      if (!machine.vector_gathers && nest_gathers(model, facts, m)) {
+        reasons.push_back(
+            fmt::format("{} in vectors of {} bytes: its nest gathers, one scalar load "
+                        "a lane on this machine, where {}-byte vectors ran slower",
+                        name, bytes, machine.vector_bytes));
+        continue;
+      }
       reasons.push_back(fmt::format(
           "{} in vectors of {} bytes: its nest computes {:.3g} operations a byte it moves to or "
           "from memory, within the {:.3g} a core computes while a byte streams, where {}-byte "

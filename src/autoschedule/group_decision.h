@@ -61,8 +61,19 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
 /// 16-bit output 68% slower in 32-byte ones). docs/performance.md, "Narrower
 /// vectors where a nest streams". GCC prefers 32-byte vectors on Intel's
 /// cores already.
+/// A live-out's nest that gathers (its stage, or a stage inlined into it, is
+/// a look-up) on a machine whose gathers are scalar loads
+/// (MachineModel::vector_gathers false) gets 32-byte vectors too: on AMD Zen 5
+/// local_laplacian's eight gathering nests ran 0.974 of their time so, and
+/// bilateral_grid's slicing, both channels in one nest, 0.93 where 64-byte
+/// vectors took 1.10-1.20 (docs/performance.md, "Both channels of the slicing in
+/// one nest").
 int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std::size_t m,
                         const MachineModel& machine);
+
+/// Whether member m's nest gathers: m is a look-up, or a look-up is inlined
+/// into it (directly or through other inlined members).
+bool nest_gathers(const PipelineModel& model, const GroupFacts& facts, std::size_t m);
 
 /// The live-ins a tiled group prefetches (GroupSchedule::prefetch), each one
 /// row ahead, with the reason for each: those its aligned members read (a

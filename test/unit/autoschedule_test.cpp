@@ -564,6 +564,40 @@ TEST(Inlining, DisjointReadersOfADeinterleavedImage) {
   EXPECT_EQ(reason["out"], "");
 }
 
+// Rule (ii)'s other case: a stage whose one consumer reads two channels of
+// it, a dimension the consumer lacks, reads no point twice: inlined
+// (bilateral_grid's interpolated into its division). A consumer that reads
+// constant points of a stage at every point of its own (a table) would
+// recompute them: stored. So is a stage a consumer reads at two channels
+// and two rows (x and x + 1: each row read twice).
+TEST(Inlining, AStageReadAtTwoChannelsByItsOneConsumerIsInlined) {
+  const Pipeline bilateral = apps::find_app("bilateral_grid").build();
+  const autoschedule::PipelineModel bilateral_model(bilateral, {});
+  EXPECT_THAT(
+      inline_reasons(bilateral_model, members_named(bilateral_model, {"interpolated", "filtered"}))
+          .at("interpolated"),
+      testing::StartsWith("its one consumer reads 2 points of it per point, at constants "
+                          "of a dimension the consumer lacks"));
+  Param N("N");
+  Var c("c"), x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N + 1, N});
+  Func pair("pair", ScalarType::Float32, {c, x, y}, {{0, 1}, {0, N}, {0, N - 1}});
+  pair.define(img(x, y) * cast<float>(c + 1) + img(x + 1, y)); // a stencil: not rule (i)'s
+  Func table("table", ScalarType::Float32, {c}, {{0, 3}});
+  table.define(img(c, 0) - img(c + 1, 0));
+  Func ratio("ratio", ScalarType::Float32, {x, y}, {{0, N - 1}, {0, N - 1}});
+  ratio.define(pair(0, x, y) / (pair(1, x, y) + table(1) * table(3)));
+  Func rows("rows", ScalarType::Float32, {x, y}, {{0, N - 1}, {0, N - 1}});
+  rows.define(pair(0, x, y) - pair(1, x + 1, y));
+  const Pipeline p({ratio, rows}, "channels");
+  const autoschedule::PipelineModel model(p, {{"N", 100}});
+  std::map<std::string, std::string> one =
+      inline_reasons(model, members_named(model, {"pair", "table", "ratio"}));
+  EXPECT_THAT(one["pair"], testing::StartsWith("its one consumer reads 2 points of it per point"));
+  EXPECT_EQ(one["table"], "");
+  EXPECT_EQ(inline_reasons(model, members_named(model, {"pair", "rows"}))["pair"], "");
+}
+
 // Rule (v): a stencil on memory with one consumer is inlined where its
 // consumer, recomputing it at every tap, still computes no more than the
 // machine's operations a byte of memory traffic. blur's blurx: 3 reads, 2
@@ -706,6 +740,29 @@ TEST(GroupDecision, ALiveInBeyondTheL2IsPrefetched) {
     EXPECT_EQ(s.groups[0].prefetch, (std::map<std::string, int>{{"img", 1}}))
         << scheduler_name(scheduler);
   }
+}
+
+// A live-out's nest that gathers gets 32-byte vectors on a machine whose
+// gathers are scalar loads, whatever it computes: bilateral_grid's slicing
+// and division in one nest. Where gathers are vector instructions it keeps
+// the widest.
+TEST(GroupDecision, AGatheringNestGetsNarrowerVectorsWhereGathersAreScalarLoads) {
+  const Pipeline p = apps::find_app("bilateral_grid").build();
+  const autoschedule::PipelineModel model(p, {});
+  MachineModel machine;
+  machine.cores = 2;
+  machine.vector_bytes = 64;
+  machine.vector_gathers = false;
+  const std::vector<int> group = members_named(model, {"interpolated", "filtered"});
+  const autoschedule::GroupDecision d =
+      autoschedule::CpuCostModel(model, {}, machine).evaluate(group);
+  ASSERT_TRUE(d.valid) << d.why_invalid;
+  EXPECT_EQ(d.group.vector_bytes, (std::map<std::string, int>{{"filtered", 32}}));
+  EXPECT_THAT(d.group.reasons, Contains(HasSubstr("filtered in vectors of 32 bytes: its nest "
+                                                  "gathers, one scalar load a lane")));
+  machine.vector_gathers = true;
+  EXPECT_TRUE(
+      autoschedule::CpuCostModel(model, {}, machine).evaluate(group).group.vector_bytes.empty());
 }
 
 TEST(CpuCostModel, InfiniteWhereDependencesCannotBeMadeConstant) {
