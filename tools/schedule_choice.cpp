@@ -281,6 +281,13 @@ std::string schedule_text(const Pipeline& p, const ChosenSchedule& chosen) {
                        parallel_schedule_name(effective_parallel_schedule(group)),
                        group.parallel_schedule ? "" : " (default)");
     out += fmt::format("    vectorize  {}\n", group.vectorize ? "yes" : "no");
+    std::vector<std::string> widths, fetched;
+    for (const auto& [stage, bytes] : group.vector_bytes)
+      widths.push_back(fmt::format("{} {} bytes", stage, bytes));
+    if (!widths.empty()) out += fmt::format("    vectors    at most {}\n", join(widths));
+    for (const auto& [live_in, rows] : group.prefetch)
+      fetched.push_back(fmt::format("{} {} row{} ahead", live_in, rows, rows == 1 ? "" : "s"));
+    if (!fetched.empty()) out += fmt::format("    prefetch   {}\n", join(fetched));
     out += fmt::format("    intra-tile {}\n", group.intra_tile_fusion
                                                   ? "loops fused where they can be (paper 001 §5.3)"
                                                   : "loops apart");

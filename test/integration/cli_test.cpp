@@ -258,6 +258,7 @@ TEST_F(Cli, ExplainShowsATiledSchedule) {
   std::ofstream(file) << R"({"groups": [{"stages": ["img_constant_exterior", "blurx", "blury",
     "sharpen", "mask"], "tile_sizes": [1, 8, 512], "shape": "polymage",
     "inner_tile_sizes": [1, 4, 64], "parallel_tile_dims": 2, "vectorize": false,
+    "vector_bytes": {"mask": 32}, "prefetch": {"img": 2},
     "reasons": ["all in one"]}], "storage": {"img_constant_exterior": "inline",
     "sharpen": "inline"}})";
   const CliResult r = run("explain unsharp --schedule " + file.string());
@@ -268,6 +269,8 @@ TEST_F(Cli, ExplainShowsATiledSchedule) {
                         "    inner      [1, 4, 64]\n"
                         "    parallel   2 outermost tile dimension(s), dynamic schedule (default)\n"
                         "    vectorize  no\n"
+                        "    vectors    at most mask 32 bytes\n"
+                        "    prefetch   img 2 rows ahead\n"
                         "    intra-tile loops fused where they can be (paper 001 §5.3)\n"
                         "    storage    img_constant_exterior inline, blurx scratchpad, blury "
                         "scratchpad, sharpen inline, mask full\n"
