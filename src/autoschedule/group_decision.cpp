@@ -119,9 +119,13 @@ int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std
                         const MachineModel& machine) {
   constexpr int narrow = 32;
   if (machine.vector_bytes <= narrow || !facts.fused() || facts.inlining.empty() ||
-      !facts.stored(m) || !facts.live_out(m) || model.stage(facts.members[m]).bytes < 4)
+      !facts.stored(m) || model.stage(facts.members[m]).bytes < 4)
     return 0;
-  if (!machine.vector_gathers && nest_gathers(model, facts, m)) return narrow;
+  // A reduction's updates run in order, not in vectors.
+  if (!machine.vector_gathers && !model.stage(facts.members[m]).reduction &&
+      nest_gathers(model, facts, m))
+    return narrow;
+  if (!facts.live_out(m)) return 0;
   const InlineDecision& nest = facts.inlining[m];
   if (!(nest.memory_bytes > 0) || nest.operations > machine.ops_per_byte * nest.memory_bytes)
     return 0;
@@ -214,7 +218,8 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
       const std::string& name = model.stage(facts.members[m]).function->name();
       const InlineDecision& nest = facts.inlining[m];
       group.vector_bytes[name] = bytes;
-      if (!machine.vector_gathers && nest_gathers(model, facts, m)) {
+      if (!machine.vector_gathers && !model.stage(facts.members[m]).reduction &&
+          nest_gathers(model, facts, m)) {
         reasons.push_back(
             fmt::format("{} in vectors of {} bytes: its nest gathers, one scalar load "
                         "a lane on this machine, where {}-byte vectors ran slower",

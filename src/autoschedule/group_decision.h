@@ -61,13 +61,13 @@ GroupDecision make_decision(const PipelineModel& model, const GroupFacts& facts,
 /// 16-bit output 68% slower in 32-byte ones). docs/performance.md, "Narrower
 /// vectors where a nest streams". GCC prefers 32-byte vectors on Intel's
 /// cores already.
-/// A live-out's nest that gathers (its stage, or a stage inlined into it, is
-/// a look-up) on a machine whose gathers are scalar loads
-/// (MachineModel::vector_gathers false) gets 32-byte vectors too: on AMD Zen 5
-/// local_laplacian's eight gathering nests ran 0.974 of their time so, and
-/// bilateral_grid's slicing, both channels in one nest, 0.93 where 64-byte
-/// vectors took 1.10-1.20 (docs/performance.md, "Both channels of the slicing in
-/// one nest").
+/// A stored nest that gathers (its stage, or a stage inlined into it, is a
+/// look-up; not a reduction, whose updates run in order), live-out or not, on
+/// a machine whose gathers are scalar loads (MachineModel::vector_gathers
+/// false) gets 32-byte vectors too: on AMD Zen 5 local_laplacian's gathering
+/// nests ran 0.96 of their time so, and bilateral_grid's slicing, both
+/// channels in one nest, 0.93 where 64-byte vectors took 1.10-1.20
+/// (docs/performance.md, "Both channels of the slicing in one nest").
 int narrow_vector_bytes(const PipelineModel& model, const GroupFacts& facts, std::size_t m,
                         const MachineModel& machine);
 

@@ -742,7 +742,7 @@ TEST(GroupDecision, ALiveInBeyondTheL2IsPrefetched) {
   }
 }
 
-// A live-out's nest that gathers gets 32-byte vectors on a machine whose
+// A stored nest that gathers gets 32-byte vectors on a machine whose
 // gathers are scalar loads, whatever it computes: bilateral_grid's slicing
 // and division in one nest. Where gathers are vector instructions it keeps
 // the widest.
@@ -760,6 +760,13 @@ TEST(GroupDecision, AGatheringNestGetsNarrowerVectorsWhereGathersAreScalarLoads)
   EXPECT_EQ(d.group.vector_bytes, (std::map<std::string, int>{{"filtered", 32}}));
   EXPECT_THAT(d.group.reasons, Contains(HasSubstr("filtered in vectors of 32 bytes: its nest "
                                                   "gathers, one scalar load a lane")));
+  // A histogram's bins are look-ups too, but its updates run in order, not
+  // in vectors: it keeps the widest.
+  const autoschedule::GroupDecision histogram =
+      autoschedule::CpuCostModel(model, {}, machine)
+          .evaluate(members_named(model, {"input_repeat_edge", "grid", "blurz"}));
+  ASSERT_TRUE(histogram.valid) << histogram.why_invalid;
+  EXPECT_FALSE(histogram.group.vector_bytes.count("grid"));
   machine.vector_gathers = true;
   EXPECT_TRUE(
       autoschedule::CpuCostModel(model, {}, machine).evaluate(group).group.vector_bytes.empty());
