@@ -431,10 +431,15 @@ IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& co
     out.cost = r.cost;
     const bool merged = static_cast<int>(r.groups.size()) < current.size();
     current = coalesce(current, r.groups);
-    if (!merged || limit == 0) break;
+    if (limit == 0) break;
     // Once a bound spans the whole graph, a last round without one (the
-    // paper's "run again without any group limit") on what is left.
-    if (max_size >= graph.size()) {
+    // paper's "run again without any group limit") on what is left. A round
+    // that merged nothing left the graph as it was, so the paper's further
+    // rounds of `step` would only repeat it: the last round comes next. Its
+    // groups may be cheaper than any of `step` vertices (camera_pipe at a
+    // 512 KiB L2: three groups whose pairs price higher than each apart,
+    // and all three together lower).
+    if (!merged || max_size >= graph.size()) {
       limit = 0;
     } else {
       limit = step;

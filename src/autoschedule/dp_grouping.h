@@ -115,8 +115,9 @@ struct IncrementalResult {
 /// group (0: first Alg. 1 without a limit, and only if that exceeds the
 /// budget the rounds from a limit of 8), each later one with `step` vertices
 /// of the graph coalesced so far, until a limit spans the whole graph, then
-/// one round without a limit on what is left; rounds stop early when one
-/// merges nothing. A round that exceeds the budget runs again least-first,
+/// one round without a limit on what is left; a round that merges nothing
+/// is followed by that last round at once (the rounds of `step` after it
+/// would repeat it). A round that exceeds the budget runs again least-first,
 /// and if that does too, with half the limit; budget.new_groups counts, per
 /// attempt, the groups no earlier attempt met.
 IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,

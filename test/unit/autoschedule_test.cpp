@@ -286,6 +286,25 @@ TEST(DpGrouping, IncrementalRoundsCoalesceAndStayValid) {
   EXPECT_LE(autoschedule::dp_grouping(g, cost, 0).cost, r.cost + 1e-9);
 }
 
+// A bounded round that merges nothing is followed by the round without a
+// limit: a chain of four whose pairs price higher than their stages apart,
+// and all four together lowest (camera_pipe's three groups at a 512 KiB L2).
+TEST(DpGrouping, ARoundThatMergesNothingIsFollowedByTheUnboundedRound) {
+  const VertexGraph g = autoschedule::stage_graph({{1}, {2}, {3}, {}});
+  const autoschedule::GroupCostFn cost = [](const std::vector<int>& s) {
+    switch (s.size()) {
+    case 1: return 1.0;
+    case 4: return 1.5;
+    default: return 2.5 * static_cast<double>(s.size() - 1);
+    }
+  };
+  const autoschedule::IncrementalResult r = autoschedule::incremental_dp(g, cost, 2, 2, {});
+  EXPECT_EQ(r.rounds, (std::vector<int>{2, 0}));
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups.front(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_DOUBLE_EQ(r.cost, 1.5);
+}
+
 TEST(DpGrouping, FallsBackWhenTheBudgetRunsOut) {
   std::mt19937 rng(12);
   const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
