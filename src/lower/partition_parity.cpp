@@ -92,15 +92,22 @@ std::vector<const Produce*> produces_in(const Stmt& s) {
   return collect.found;
 }
 
+// `outer`: whether loops around the innermost dimension split as well. The
+// rows before and after a loop's whole groups of k (at most k - 1 on each
+// side) split along the innermost dimension only: splitting them along every
+// dimension multiplied a 3-D up-sampling's loops by 4 in each outer
+// dimension (90 innermost loops a nest in the 3-D multigrid cycles, 100 s of
+// compiling on 2 cores) for rows that are a small share of the work.
 class PartitionParity : public StmtMutator {
 public:
-  explicit PartitionParity(LoweringState& state) : state_(state) {}
+  PartitionParity(LoweringState& state, bool outer) : state_(state), outer_(outer) {}
 
 protected:
   // A loop of partition_cases over a stage's dimension d (its Produces have
   // the point [v, v] there): the whole groups of k rows run as one coarse
   // loop whose body is the k rows, each with v = k * coarse + r folded in.
   Stmt mutate_node(const For* f, const Stmt& self) override {
+    if (!outer_) return StmtMutator::mutate_node(f, self);
     const std::vector<const Produce*> leaves = produces_in(f->body);
     std::int64_t k = 1;
     for (const Produce* p : leaves) {
@@ -121,7 +128,7 @@ protected:
     std::vector<Stmt> rows;
     for (std::int64_t r = 0; r < k; ++r)
       rows.push_back(mutate(SubstituteVar(f->var, residue_point(k, coarse, r)).mutate(f->body)));
-    const Stmt body = mutate(f->body);
+    const Stmt body = PartitionParity(state_, false).mutate(f->body);
     const ForKind edge = is_vectorized(f->kind) ? ForKind::Vectorized : ForKind::Serial;
     const auto bound = [&](const Expr& e) { return prover.simplify(fold(e)); };
     // The first and last rows outside whole groups; none where provably so.
@@ -148,7 +155,7 @@ protected:
       if (!single_point(d) && parity_factor(p->otherwise, var_of(d)) > 0) split.push_back(d);
     // Two dimensions to split, the outer one the outermost loop: it becomes
     // a loop of rows (as partition_cases makes), split by mutate_node(For).
-    if (split.size() >= 2) {
+    if (outer_ && split.size() >= 2) {
       const int d0 = split.front();
       bool outermost = true;
       for (int d = 0; d < d0; ++d)
@@ -185,13 +192,14 @@ protected:
 
 private:
   LoweringState& state_;
+  bool outer_;
 };
 
 } // namespace
 
 void partition_parity(GroupState& g, LoweringState& state) {
   for (TileNest& n : g.nests)
-    n.nest = PartitionParity(state).mutate(n.nest);
+    n.nest = PartitionParity(state, true).mutate(n.nest);
 }
 
 } // namespace trapeze::lower

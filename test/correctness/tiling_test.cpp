@@ -524,6 +524,43 @@ TEST(PartitionCases, MatchInterpreterWithAndWithoutRanges) {
   }
 }
 
+// partition_parity in 3-D: the rows outside whole groups, split along the
+// innermost dimension only, with a boundary case, naive and tiled in every
+// shape, bounds-checked, at sizes where whole groups are many, one or none.
+TEST(PartitionParity, ThreeDimensionsMatchInterpreter) {
+  const Pipeline p = testing_support::parity_sampling_3d();
+  CompileOptions checked;
+  checked.bounds_check = true;
+  std::vector<Schedule> schedules = {Schedule::naive(p)};
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    Schedule s;
+    s.groups = {GroupSchedule{}};
+    s.groups[0].stages = {"a", "fine", "up"};
+    s.groups[0].tile_sizes = {3, 5, 7};
+    s.groups[0].shape = shape;
+    s.storage["fine"] = Storage::Inlined;
+    schedules.push_back(s);
+  }
+  for (const Schedule& s : schedules) {
+    const CompiledPipeline compiled = compile(p, s, checked);
+    for (const std::int64_t n : {6, 1, 2}) {
+      const ParamValues bound = p.bind({{"N", n}});
+      Buffer img(ScalarType::Float32, {n + 2, n + 2, n + 2});
+      Buffer fine_in(ScalarType::Float32, {2 * n + 2, 2 * n + 2, 2 * n + 2});
+      for (std::int64_t i = 0; i < img.size(); ++i)
+        img.set_from_double(i, static_cast<double>((i * 7) % 10) / 4.0);
+      for (std::int64_t i = 0; i < fine_in.size(); ++i)
+        fine_in.set_from_double(i, static_cast<double>((i * 5) % 11) / 8.0);
+      const BufferMap inputs = {{"img", img}, {"fine_in", fine_in}};
+      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("up"),
+                                            compiled.run(bound, inputs, 2).at("up"), 0);
+      EXPECT_FALSE(mismatch.has_value())
+          << "N=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
+          << compiled.source();
+    }
+  }
+}
+
 // partition_parity: up-sampling and interleaving with odd starts, naive and
 // tiled in every shape, bounds-checked, against the interpreter at sizes
 // where the whole groups of two are many, one or none.

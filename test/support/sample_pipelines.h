@@ -57,6 +57,28 @@ inline Pipeline parity_sampling() {
   return Pipeline({even}, "parity_sampling");
 }
 
+/// A 3-D up-sampling by 2 along every dimension with a boundary case, as the
+/// 3-D multigrid cycles' interpolations are: `up` reads `a` at z / 2, y / 2,
+/// x / 2 and (z + 1) / 2, (y + 1) / 2, (x + 1) / 2 inside and copies `fine`
+/// on the domain's boundary planes, over a domain that starts at an odd point.
+inline Pipeline parity_sampling_3d() {
+  Param N("N");
+  Var z("z"), y("y"), x("x");
+  Image img("img", ScalarType::Float32, {N + 2, N + 2, N + 2});
+  Image fine_in("fine_in", ScalarType::Float32, {2 * N + 2, 2 * N + 2, 2 * N + 2});
+  Func a("a", ScalarType::Float32, {z, y, x}, {{0, N + 1}, {0, N + 1}, {0, N + 1}});
+  a.define(img(z, y, x) * 3.0f);
+  Func fine("fine", ScalarType::Float32, {z, y, x},
+            {{1, 2 * N + 1}, {1, 2 * N + 1}, {1, 2 * N + 1}});
+  fine.define(fine_in(z, y, x) + 1.0f);
+  const Expr inside = z >= 2 && z <= 2 * N && y >= 2 && y <= 2 * N && x >= 2 && x <= 2 * N;
+  Func up("up", ScalarType::Float32, {z, y, x}, {{1, 2 * N + 1}, {1, 2 * N + 1}, {1, 2 * N + 1}});
+  up.define({Case(inside, fine(z, y, x) + a(z / 2, y / 2, x / 2) +
+                              a((z + 1) / 2, (y + 1) / 2, (x + 1) / 2) * 0.5f)},
+            fine(z, y, x));
+  return Pipeline({up}, "parity_sampling_3d");
+}
+
 /// Slicing a coarse grid as bilateral_grid does, over a domain that starts
 /// at an odd point: `sliced` reads `grid` at x / 4 and at a level read from
 /// the image (a gather) and weighs by x % 4; `upsampled` reads `grid` at

@@ -98,6 +98,25 @@ TEST(Passes, PartitionParitySplitsByResidue) {
   EXPECT_THAT(ir, HasSubstr("for x_coarse"));
 }
 
+// The rows outside a loop's whole groups of two split along the innermost
+// dimension only. parity_sampling_3d's interior starts at an even point and
+// may end at one: the z loop's coarse body is two rows (z even, z odd), each
+// a y loop whose coarse body is two rows split along x, and whose one row
+// after its whole groups is split along x: 3 each; the z loop's one row
+// after its whole groups is split along x only: 7 in all (splitting that row
+// along y as well made it 9).
+TEST(Passes, PartitionParitySplitsTheRowsOutsideWholeGroupsAlongTheInnermostOnly) {
+  const Pipeline p = testing_support::parity_sampling_3d();
+  const std::string ir = explain_lowered(p, Schedule::naive(p), "partition_parity");
+  std::size_t along_x = 0;
+  for (std::size_t at = ir.find("by 2 along x"); at != std::string::npos;
+       at = ir.find("by 2 along x", at + 1))
+    ++along_x;
+  EXPECT_EQ(along_x, 7u) << ir;
+  EXPECT_THAT(ir, HasSubstr("for z_coarse")) << ir;
+  EXPECT_THAT(ir, HasSubstr("for y_coarse")) << ir;
+}
+
 // A split by parity pays where it turns a read at x / k into one at unit
 // stride, or decides a select. sliced's x / 4 only indexes gathers and its
 // x % 4 only weighs its value: it runs unsplit, where upsampled, which reads
