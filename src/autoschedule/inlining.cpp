@@ -14,6 +14,15 @@ namespace {
 // with a point-wise stage inlined and recomputed at its taps.
 constexpr double max_recompute_growth = 4;
 
+// What a floating-point division costs in operations where rules (i) and (v)
+// weigh recomputing a stage against the memory its loop moves: on a Zen 5
+// guest a loop of x / 3.0f over L1-resident floats ran at 0.078 ns an element
+// (32-byte vectors; 0.039 with 64-byte ones), x + 3.0f at 0.037 (0.027) and a
+// chain of eight adds and multiplies at 0.066 (0.035): about ten
+// (docs/performance.md, "What a division costs"). The vector-width rule
+// keeps the plain count its threshold was measured with.
+constexpr double kDivisionOperations = 10;
+
 // The edge from `producer` into `consumer`, or nullptr.
 const analysis::EdgeDependence* edge_between(const PipelineModel& model, int producer,
                                              int consumer) {
@@ -145,12 +154,13 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
   // For rule (v): the distinct points each member reads of each (taps), its
   // operations a point as inlining grows them, and what it reads from
   // outside the group (from memory), with the bytes of an element.
-  std::vector<double> taps(n * n, 0), arithmetic(n);
+  std::vector<double> taps(n * n, 0), arithmetic(n), divisions(n);
   std::vector<std::vector<std::pair<const void*, int>>> outside(n);
   for (std::size_t m = 0; m < n; ++m) {
     const StageFacts& stage = model.stage(members[m]);
     pointwise[m] = stage.pointwise;
     arithmetic[m] = stage.arithmetic;
+    divisions[m] = stage.divisions;
     for (int c : stage.consumers)
       if (std::size_t column = position(c); column < n) {
         const analysis::EdgeDependence* edge = edge_between(model, members[m], c);
@@ -196,11 +206,13 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
     return bytes;
   };
   // Rule (v): the operations a point of consumer c computes, a byte it
-  // moves to or from memory, with m inlined into it.
+  // moves to or from memory, with m inlined into it, each floating-point
+  // division weighed as kDivisionOperations.
   const auto intensity_inlined = [&](std::size_t m, std::size_t c) {
     const double bytes = memory_bytes(c, outside_with(c, m));
     const double t = taps[at(m, c)];
-    const double operations = arithmetic[c] - t + t * arithmetic[m];
+    const double operations = arithmetic[c] - t + t * arithmetic[m] +
+                              (kDivisionOperations - 1) * (divisions[c] + t * divisions[m]);
     return bytes > 0 ? operations / bytes : std::numeric_limits<double>::infinity();
   };
   // Whether member `to` reads member `from`, directly or through others.
@@ -359,6 +371,7 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
         pointwise[c] = pointwise[c] && pointwise[m];
         const double t = taps[at(m, c)];
         arithmetic[c] += t * arithmetic[m] - t;
+        divisions[c] += t * divisions[m];
         outside[c] = outside_with(c, m);
       }
     }

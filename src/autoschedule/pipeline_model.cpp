@@ -68,8 +68,11 @@ class ArithmeticCount {
 public:
   double operator()(const Expr& e) {
     seen_.clear();
+    divisions_ = 0;
     return count(e, false);
   }
+  /// The varying floating-point divisions the last count met (StageFacts::divisions).
+  double divisions() const { return divisions_; }
 
 private:
   double count(const Expr& e, bool in_index) {
@@ -87,14 +90,30 @@ private:
       return n;
     default:
       n = in_index ? 0 : 1;
+      if (!in_index && varying_float_division(e)) ++divisions_;
       for (const Expr& operand : ir::operands(e))
         n += count(operand, in_index);
       return n;
     }
   }
 
+  bool varying_float_division(const Expr& e) {
+    const auto* b = e.as<ir::Binary>();
+    return b && b->op == ir::BinaryOp::Div && is_float(b->type) && varies(e);
+  }
+
+  // Whether `e` reads a variable or memory.
+  static bool varies(const Expr& e) {
+    bool found = false;
+    ir::for_each_node(e, [&](const Expr& node) {
+      found = found || node->kind == ir::ExprKind::VarRef || node->kind == ir::ExprKind::Access;
+    });
+    return found;
+  }
+
   ir::ValueNumbers numbers_;
   std::unordered_set<int> seen_;
+  double divisions_ = 0;
 };
 
 // The position of `edge` in edges_: the cost models pass references into it.
@@ -176,8 +195,14 @@ PipelineModel::PipelineModel(const Pipeline& p, const ParamValues& estimates)
     if (!s.reduction) {
       ArithmeticCount arithmetic;
       s.arithmetic = arithmetic(f.definition().otherwise);
-      for (const ir::Case& c : f.definition().cases)
-        s.arithmetic = std::max(s.arithmetic, arithmetic(c.value));
+      s.divisions = arithmetic.divisions();
+      for (const ir::Case& c : f.definition().cases) {
+        const double operations = arithmetic(c.value);
+        if (operations > s.arithmetic) {
+          s.arithmetic = operations;
+          s.divisions = arithmetic.divisions();
+        }
+      }
     }
     s.output = p.is_output(f);
     std::vector<analysis::EdgeDependence> in;

@@ -37,6 +37,10 @@ struct StageFacts {
   /// loop), and of a stage defined by cases the costliest case (case
   /// partitioning gives each its own box). 0 for a reduction.
   double arithmetic = 0;
+  /// The floating-point divisions among `arithmetic` that vary from point to
+  /// point (one of constants and parameters alone is computed once, outside
+  /// the loops): what recomputing the stage costs more than its count says.
+  double divisions = 0;
   bool output = false;
   bool reduction = false;
   /// Reads every producer at its own point (constant indices allowed):

@@ -524,6 +524,25 @@ TEST(PartitionCases, MatchInterpreterWithAndWithoutRanges) {
   }
 }
 
+// The naive schedule, and every stage of `p` in one group of `tiles` in
+// each tile shape, `inlined` inlined.
+std::vector<Schedule> naive_and_one_group_in_every_shape(const Pipeline& p,
+                                                         const std::vector<std::int64_t>& tiles,
+                                                         const std::string& inlined) {
+  std::vector<Schedule> schedules = {Schedule::naive(p)};
+  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
+    Schedule s;
+    s.groups = {GroupSchedule{}};
+    for (const auto& stage : p.stages())
+      s.groups[0].stages.push_back(stage->name());
+    s.groups[0].tile_sizes = tiles;
+    s.groups[0].shape = shape;
+    s.storage[inlined] = Storage::Inlined;
+    schedules.push_back(s);
+  }
+  return schedules;
+}
+
 // partition_parity in 3-D: the rows outside whole groups, split along the
 // innermost dimension only, with a boundary case, naive and tiled in every
 // shape, bounds-checked, at sizes where whole groups are many, one or none.
@@ -531,17 +550,7 @@ TEST(PartitionParity, ThreeDimensionsMatchInterpreter) {
   const Pipeline p = testing_support::parity_sampling_3d();
   CompileOptions checked;
   checked.bounds_check = true;
-  std::vector<Schedule> schedules = {Schedule::naive(p)};
-  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
-    Schedule s;
-    s.groups = {GroupSchedule{}};
-    s.groups[0].stages = {"a", "fine", "up"};
-    s.groups[0].tile_sizes = {3, 5, 7};
-    s.groups[0].shape = shape;
-    s.storage["fine"] = Storage::Inlined;
-    schedules.push_back(s);
-  }
-  for (const Schedule& s : schedules) {
+  for (const Schedule& s : naive_and_one_group_in_every_shape(p, {3, 5, 7}, "fine")) {
     const CompiledPipeline compiled = compile(p, s, checked);
     for (const std::int64_t n : {6, 1, 2}) {
       const ParamValues bound = p.bind({{"N", n}});
@@ -568,17 +577,7 @@ TEST(PartitionParity, MatchInterpreter) {
   const Pipeline p = testing_support::parity_sampling();
   CompileOptions checked;
   checked.bounds_check = true;
-  std::vector<Schedule> schedules = {Schedule::naive(p)};
-  for (const TileShape shape : {TileShape::Scalene, TileShape::PolyMage, TileShape::Rectangle}) {
-    Schedule s;
-    s.groups = {GroupSchedule{}};
-    s.groups[0].stages = {"a", "up", "mix", "even"};
-    s.groups[0].tile_sizes = {5, 7};
-    s.groups[0].shape = shape;
-    s.storage["up"] = Storage::Inlined;
-    schedules.push_back(s);
-  }
-  for (const Schedule& s : schedules) {
+  for (const Schedule& s : naive_and_one_group_in_every_shape(p, {5, 7}, "up")) {
     const CompiledPipeline compiled = compile(p, s, checked);
     for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{9, 13}, {1, 1}, {2, 1}}) {
       const ParamValues bound = p.bind({{"N", n}, {"M", m}});

@@ -619,24 +619,48 @@ TEST(Inlining, AStageReadAtTwoChannelsByItsOneConsumerIsInlined) {
 
 // Rule (v): a stencil on memory with one consumer is inlined where its
 // consumer, recomputing it at every tap, still computes no more than the
-// machine's operations a byte of memory traffic. blur's blurx: 3 reads, 2
-// adds and a division (6), read at 3 taps by blury (6 of its own): 6 - 3 +
-// 3 x 6 = 21 operations over 8 bytes (img read, blury written). A stencil
-// that computes more, or a machine that computes less a byte, keeps it.
+// machine's operations a byte of memory traffic, a division weighed as ten.
+// A blur that multiplies by a third: the horizontal sum, 3 reads, 2 adds and
+// a multiplication (6), read at 3 taps by the vertical one (6 of its own):
+// 6 - 3 + 3 x 6 = 21 operations over 8 bytes (img read, the output
+// written). blur's blurx divides by 3: with blury's own division 4 of them,
+// 21 + 4 x 9 = 57 operations over 8 bytes, inlined only on a machine that
+// computes 7.2 a byte. A stencil that computes more, or a machine that
+// computes less a byte, keeps it.
 TEST(Inlining, AStencilOnMemoryIsInlinedWhereTheLoopStaysMemoryBound) {
+  {
+    Param C("C"), R("R");
+    Var x("x"), y("y");
+    Image img("img", ScalarType::Float32, {R + 2, C + 2});
+    Func across("across", ScalarType::Float32, {x, y}, {{1, R}, {0, C + 1}});
+    across.define((img(x - 1, y) + img(x, y) + img(x + 1, y)) * (1.0f / 3.0f));
+    Func down("down", ScalarType::Float32, {x, y}, {{1, R}, {1, C}});
+    down.define((across(x, y - 1) + across(x, y) + across(x, y + 1)) * (1.0f / 3.0f));
+    const Pipeline thirds({down}, "thirds");
+    const autoschedule::PipelineModel model(thirds, {{"C", 6398}, {"R", 4798}});
+    const std::vector<int> members = {model.index_of("across"), model.index_of("down")};
+    ASSERT_LT(members[0], members[1]);
+    EXPECT_EQ(model.stage(members[0]).arithmetic, 6);
+    EXPECT_EQ(model.stage(members[0]).divisions, 0);
+    const std::vector<autoschedule::InlineDecision> decisions =
+        autoschedule::choose_inlining(model, members, {false, true}, 3);
+    EXPECT_TRUE(decisions[0].recomputes_stencil);
+    EXPECT_THAT(decisions[0].reason,
+                HasSubstr("a stencil on memory that its one consumer recomputes: 2.62 "
+                          "operations a byte"));
+    EXPECT_EQ(decisions[1].reason, "");
+    EXPECT_EQ(autoschedule::choose_inlining(model, members, {false, true}, 2.5)[0].reason, "");
+  }
   const Pipeline blur_pipeline = apps::find_app("blur").build();
   const autoschedule::PipelineModel blur(blur_pipeline, {});
   const std::vector<int> members = {blur.index_of("blurx"), blur.index_of("blury")};
-  ASSERT_LT(members[0], members[1]);
   EXPECT_EQ(blur.stage(members[0]).arithmetic, 6);
-  const std::vector<autoschedule::InlineDecision> decisions =
-      autoschedule::choose_inlining(blur, members, {false, true}, 3);
-  EXPECT_TRUE(decisions[0].recomputes_stencil);
-  EXPECT_THAT(decisions[0].reason,
-              HasSubstr("a stencil on memory that its one consumer recomputes: 2.62 "
+  EXPECT_EQ(blur.stage(members[0]).divisions, 1);
+  EXPECT_EQ(autoschedule::choose_inlining(blur, members, {false, true}, 3)[0].reason, "");
+  EXPECT_EQ(autoschedule::choose_inlining(blur, members, {false, true}, 7)[0].reason, "");
+  EXPECT_THAT(autoschedule::choose_inlining(blur, members, {false, true}, 7.2)[0].reason,
+              HasSubstr("a stencil on memory that its one consumer recomputes: 7.12 "
                         "operations a byte"));
-  EXPECT_EQ(decisions[1].reason, "");
-  EXPECT_EQ(autoschedule::choose_inlining(blur, members, {false, true}, 2.5)[0].reason, "");
 
   Var x("x"), y("y");
   Param N("N");
@@ -658,12 +682,14 @@ TEST(Inlining, AStencilOnMemoryIsInlinedWhereTheLoopStaysMemoryBound) {
 
 TEST(CpuCostModel, AGroupThatRecomputesAStencilStreamsWholeRows) {
   // blur with blurx inlined keeps no scratchpad: tiles would only cut its
-  // rows, so it runs in strips of whole rows.
+  // rows, so it runs in strips of whole rows. (Inlined on a machine that
+  // computes 8 operations a byte: blurx's division weighs ten.)
   const Pipeline p = apps::find_app("blur").build();
   const autoschedule::PipelineModel model(p, {});
   MachineModel machine;
   machine.cores = 2;
   machine.l2_bytes = 1024 * 1024;
+  machine.ops_per_byte = 8;
   const autoschedule::CpuCostModel cpu(model, {}, machine);
   const std::vector<int> members = {model.index_of("blurx"), model.index_of("blury")};
   const autoschedule::GroupFacts facts =
@@ -702,7 +728,7 @@ TEST(GroupDecision, ANestThatStreamsMemoryGetsNarrowerVectors) {
   ASSERT_TRUE(narrowed.valid) << narrowed.why_invalid;
   EXPECT_EQ(narrowed.group.vector_bytes, (std::map<std::string, int>{{"blury", 32}}));
   EXPECT_THAT(narrowed.group.reasons,
-              Contains(HasSubstr("blury in vectors of 32 bytes: its nest computes 2.62 operations "
+              Contains(HasSubstr("blury in vectors of 32 bytes: its nest computes 1.5 operations "
                                  "a byte it moves to or from memory, within the 3")));
   machine.vector_bytes = 32;
   EXPECT_TRUE(autoschedule::CpuCostModel(blur_model, {}, machine)
