@@ -257,6 +257,19 @@ TEST(SampledGroup, MatchesInterpreterForEveryShape) {
   }
 }
 
+// Expects `compiled`'s output `output`, run with `threads` threads on
+// `inputs` at `bound`, to equal the interpreter's within `tolerance`; `label`
+// names the case in a failure, which prints the generated C++ too.
+void expect_output_matches_interpreter(const Pipeline& p, const CompiledPipeline& compiled,
+                                       const ParamValues& bound, const BufferMap& inputs,
+                                       const std::string& output, const std::string& label,
+                                       double tolerance = 0, int threads = 2) {
+  const auto mismatch = compare_buffers(interpret(p, bound, inputs).at(output),
+                                        compiled.run(bound, inputs, threads).at(output), tolerance);
+  EXPECT_FALSE(mismatch.has_value()) << label << ": " << (mismatch ? mismatch->str() : "") << "\n"
+                                     << compiled.source();
+}
+
 // Runs `compiled` at each size (N, M) on the float image "img" of extents
 // extents(N, M), element (i, j) fill(i, j), and expects its output `output` to
 // equal the interpreter's exactly; `label` names the case in a failure.
@@ -272,13 +285,9 @@ void expect_matches_interpreter(
     for (std::int64_t i = 0; i < shape[0]; ++i)
       for (std::int64_t j = 0; j < shape[1]; ++j)
         img.at<float>({i, j}) = fill(i, j);
-    const BufferMap inputs = {{"img", img}};
-    const BufferMap expected = interpret(p, bound, inputs);
-    const BufferMap actual = compiled.run(bound, inputs, 2);
-    const auto mismatch = compare_buffers(expected.at(output), actual.at(output), 0);
-    EXPECT_FALSE(mismatch.has_value())
-        << label << " N=" << n << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
-        << compiled.source();
+    expect_output_matches_interpreter(p, compiled, bound, {{"img", img}}, output,
+                                      label + " N=" + std::to_string(n) +
+                                          ", M=" + std::to_string(m));
   }
 }
 
@@ -455,10 +464,7 @@ output st7
   for (std::int64_t i = 0; i < 13; ++i)
     for (std::int64_t j = 0; j < 24; ++j)
       in0.at<float>({i, j}) = static_cast<float>((i * 5 + j * 3) % 7) / 6.0f;
-  const BufferMap inputs = {{"in0", in0}};
-  const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("st7"),
-                                        compiled.run(bound, inputs, 2).at("st7"), 0);
-  EXPECT_FALSE(mismatch.has_value()) << (mismatch ? mismatch->str() : "");
+  expect_output_matches_interpreter(p, compiled, bound, {{"in0", in0}}, "st7", "st7");
 }
 
 TEST(InlinedCases, MatchInterpreterForEveryShapeAndStorage) {
@@ -513,12 +519,9 @@ TEST(PartitionCases, MatchInterpreterWithAndWithoutRanges) {
         Buffer img(ScalarType::Float32, {n + 2, n + 2});
         for (std::int64_t i = 0; i < img.size(); ++i)
           img.set_from_double(i, static_cast<double>((i * 5) % 11));
-        const BufferMap inputs = {{"img", img}};
-        const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("h"),
-                                              compiled.run(bound, inputs, 2).at("h"), 0);
-        EXPECT_FALSE(mismatch.has_value()) << (ranged ? "ranged" : "unranged") << " n=" << n << ": "
-                                           << (mismatch ? mismatch->str() : "") << "\n"
-                                           << compiled.source();
+        expect_output_matches_interpreter(p, compiled, bound, {{"img", img}}, "h",
+                                          std::string(ranged ? "ranged" : "unranged") +
+                                              " n=" + std::to_string(n));
       }
     }
   }
@@ -560,12 +563,8 @@ TEST(PartitionParity, ThreeDimensionsMatchInterpreter) {
         img.set_from_double(i, static_cast<double>((i * 7) % 10) / 4.0);
       for (std::int64_t i = 0; i < fine_in.size(); ++i)
         fine_in.set_from_double(i, static_cast<double>((i * 5) % 11) / 8.0);
-      const BufferMap inputs = {{"img", img}, {"fine_in", fine_in}};
-      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("up"),
-                                            compiled.run(bound, inputs, 2).at("up"), 0);
-      EXPECT_FALSE(mismatch.has_value())
-          << "N=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
-          << compiled.source();
+      expect_output_matches_interpreter(p, compiled, bound, {{"img", img}, {"fine_in", fine_in}},
+                                        "up", "N=" + std::to_string(n));
     }
   }
 }
@@ -584,12 +583,8 @@ TEST(PartitionParity, MatchInterpreter) {
       Buffer img(ScalarType::Float32, {n + 2, m + 2});
       for (std::int64_t i = 0; i < img.size(); ++i)
         img.set_from_double(i, static_cast<double>((i * 7) % 10) / 4.0);
-      const BufferMap inputs = {{"img", img}};
-      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("even"),
-                                            compiled.run(bound, inputs, 2).at("even"), 0);
-      EXPECT_FALSE(mismatch.has_value())
-          << "N=" << n << ", M=" << m << ": " << (mismatch ? mismatch->str() : "") << "\n"
-          << compiled.source();
+      expect_output_matches_interpreter(p, compiled, bound, {{"img", img}}, "even",
+                                        "N=" + std::to_string(n) + ", M=" + std::to_string(m));
     }
   }
 }
@@ -743,12 +738,8 @@ TEST(InlinedCases, LookUpThroughAConstantCaseIsClamped) {
       Buffer pixels(ScalarType::Float32, {n + 2});
       for (std::int64_t i = 0; i < pixels.size(); ++i)
         pixels.set_from_double(i, static_cast<double>(i % 5));
-      const BufferMap inputs = {{"img", pixels}};
-      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("look"),
-                                            compiled.run(bound, inputs, 2).at("look"), 0);
-      EXPECT_FALSE(mismatch.has_value())
-          << "N=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
-          << compiled.source();
+      expect_output_matches_interpreter(p, compiled, bound, {{"img", pixels}}, "look",
+                                        "N=" + std::to_string(n));
     }
   }
 }
@@ -770,12 +761,8 @@ TEST(PartitionParity, GathersLeftUnsplitMatchInterpreter) {
       Buffer img(ScalarType::Float32, {4 * n});
       for (std::int64_t i = 0; i < img.size(); ++i)
         img.set_from_double(i, static_cast<double>((i * 7) % 11) / 10.0 - 0.1);
-      const BufferMap inputs = {{"img", img}};
-      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("upsampled"),
-                                            compiled.run(bound, inputs, 2).at("upsampled"), 0);
-      EXPECT_FALSE(mismatch.has_value())
-          << "N=" << n << ": " << (mismatch ? mismatch->str() : "") << "\n"
-          << compiled.source();
+      expect_output_matches_interpreter(p, compiled, bound, {{"img", img}}, "upsampled",
+                                        "N=" + std::to_string(n));
     }
   }
 }
@@ -798,11 +785,8 @@ TEST(ParityPartition, ArithmeticOnDataIsNotFoldedAsIfItCouldNotWrap) {
   const std::int32_t samples[] = {1, -7, 1 << 30, (1 << 30) + 3, 2147483647, -2147483647 - 1};
   for (std::int64_t i = 0; i < 6; ++i)
     values.set_from_double(i, samples[i]);
-  const BufferMap inputs = {{"img", values}};
-  const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("up"),
-                                        compiled.run(bound, inputs, 1).at("up"), 0);
-  EXPECT_FALSE(mismatch.has_value()) << (mismatch ? mismatch->str() : "") << "\n"
-                                     << compiled.source();
+  expect_output_matches_interpreter(p, compiled, bound, {{"img", values}}, "up", "wrapping_data", 0,
+                                    1);
 }
 
 // A chain of inlined stages, each reading the one before three times at one
@@ -843,11 +827,8 @@ TEST(InlinedChain, SharedValuesAreComputedOnce) {
     Buffer pixels(ScalarType::Float32, {n + 20});
     for (std::int64_t i = 0; i < pixels.size(); ++i)
       pixels.set_from_double(i, 0.1 * static_cast<double>(i % 7));
-    const BufferMap inputs = {{"img", pixels}};
-    const auto mismatch =
-        compare_buffers(interpret(p, bound, inputs).at(chain.back().name()),
-                        compiled.run(bound, inputs, 2).at(chain.back().name()), 1e-4);
-    EXPECT_FALSE(mismatch.has_value()) << "N=" << n << ": " << (mismatch ? mismatch->str() : "");
+    expect_output_matches_interpreter(p, compiled, bound, {{"img", pixels}}, chain.back().name(),
+                                      "N=" + std::to_string(n), 1e-4);
   }
 }
 
@@ -891,11 +872,8 @@ TEST(DemandedBoxes, RestrictionIsComputedWhereItIsRead) {
       Buffer pixels(ScalarType::Float32, {2 * n + 2, 2 * n + 2});
       for (std::int64_t i = 0; i < pixels.size(); ++i)
         pixels.set_from_double(i, 0.25 * static_cast<double>(i % 9));
-      const BufferMap inputs = {{"img", pixels}};
-      const auto mismatch = compare_buffers(interpret(p, bound, inputs).at("coarse"),
-                                            compiled.run(bound, inputs, 2).at("coarse"), 1e-5);
-      EXPECT_FALSE(mismatch.has_value())
-          << s.to_json() << "\nN=" << n << ": " << (mismatch ? mismatch->str() : "");
+      expect_output_matches_interpreter(p, compiled, bound, {{"img", pixels}}, "coarse",
+                                        s.to_json() + "\nN=" + std::to_string(n), 1e-5);
     }
   }
   // Alone, the restriction's nest says where it computes: what coarse's case
