@@ -32,7 +32,7 @@ public:
 
   std::vector<Expr> find(const Expr& root) {
     count_uses(root);
-    mark_always_evaluated(root);
+    mark_always_evaluated(root, always_);
     std::unordered_set<int> visited;
     std::vector<Expr> order;
     collect(root, visited, order);
@@ -51,14 +51,29 @@ private:
     }
   }
 
-  void mark_always_evaluated(const Expr& e) {
+  // The values every evaluation of `e` computes, into `out`: its operands,
+  // but of a select printed as a branch, its condition and the values both
+  // of its arms compute (computed before the branch, they are computed on
+  // either path all the same: the pieces of a stage split by an inlined
+  // producer's cases differ in a few reads and share the rest).
+  void mark_always_evaluated(const Expr& e, std::unordered_set<int>& out) {
     const auto* select = e.as<Select>();
-    const std::vector<Expr> evaluated =
-        select && rules_.branches(*select) ? std::vector<Expr>{select->cond} : value_operands(e);
-    for (const Expr& o : evaluated) {
-      const int n = numbers_.number(o);
-      if (!rules_.declared(n) && always_.insert(n).second) mark_always_evaluated(o);
+    if (select && rules_.branches(*select)) {
+      mark_operand(select->cond, out);
+      std::unordered_set<int> if_true, if_false;
+      mark_operand(select->if_true, if_true);
+      mark_operand(select->if_false, if_false);
+      for (const int n : if_true)
+        if (if_false.count(n)) out.insert(n);
+      return;
     }
+    for (const Expr& o : value_operands(e))
+      mark_operand(o, out);
+  }
+
+  void mark_operand(const Expr& o, std::unordered_set<int>& out) {
+    const int n = numbers_.number(o);
+    if (!rules_.declared(n) && out.insert(n).second) mark_always_evaluated(o, out);
   }
 
   // Children first, so that each value is declared after those it uses.

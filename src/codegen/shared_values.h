@@ -17,8 +17,9 @@ namespace trapeze::codegen {
 /// What the printer evaluates where.
 struct SharedValueRules {
   /// Whether a select is printed as a branch that evaluates only the chosen
-  /// value: a value seen only in its arms is not evaluated on every path, so
-  /// it is not declared before the expression (the arm names its own).
+  /// value: a value that only one of its arms computes is not evaluated on
+  /// every path, so it is not declared before the expression (the arm names
+  /// its own); a value both arms compute is.
   std::function<bool(const ir::Select&)> branches;
   /// Whether an enclosing scope already declares the value of this number:
   /// it prints as that name, and nothing below it is counted.

@@ -1,5 +1,7 @@
 #include "ir/value_numbers.h"
 
+#include "ir/integer_sums.h"
+
 #include <cstring>
 
 namespace trapeze::ir {
@@ -38,13 +40,13 @@ int ValueNumbers::number(const Expr& e) {
   return n;
 }
 
-// Each node rebuilt over canonical operands (ExprMutator's defaults), then
-// replaced by the first node of its value.
+// Each node rebuilt over canonical operands (ExprMutator's defaults), an
+// integer sum in its sum form, then replaced by the first node of its value.
 class Canonicalizer::Rebuilder : public ExprMutator {
 protected:
 #define TRAPEZE_CANONICAL_NODE(name)                                                               \
   Expr mutate_node(const name* node, const Expr& self) override {                                  \
-    const Expr rebuilt = ExprMutator::mutate_node(node, self);                                     \
+    const Expr rebuilt = sum_form(ExprMutator::mutate_node(node, self), numbers_);                 \
     return first_.emplace(numbers_.number(rebuilt), rebuilt).first->second;                        \
   }
   TRAPEZE_FOR_EACH_EXPR_NODE(TRAPEZE_CANONICAL_NODE)

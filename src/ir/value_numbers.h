@@ -31,9 +31,10 @@ private:
 
 /// Equal values as one node (hash-consing): `canonical(e)` is `e` rebuilt so
 /// that its equal subexpressions, and those equal to any subexpression of an
-/// expression it returned before, are one node. Rewriting an expression whose
-/// copies are one node rewrites each once (ExprMutator), which is what keeps
-/// a chain of inlined stages from growing with the product of its reads.
+/// expression it returned before, are one node; integer sums are first put in
+/// their sum form (integer_sums.h), so that x + 3 + 1 and x + 2 + 2 are one. Rewriting an
+/// expression whose copies are one node rewrites each once (ExprMutator), which is what keeps a
+/// chain of inlined stages from growing with the product of its reads.
 class Canonicalizer {
 public:
   Canonicalizer();

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <set>
+#include <unordered_set>
 
 namespace trapeze::lower {
 
@@ -210,12 +212,30 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
     raw.cases.push_back(
         {regions[i].box, clamped(regions[i].residual), clamped(def.cases[i].value)});
   raw.otherwise = def.otherwise.defined() ? clamped(def.otherwise) : constant(f->type(), 0);
-  Prepared p{f, inline_definition(f->vars(), f->domain(), raw)};
+  Prepared p{f, {}, {}};
+  p.def = split_definition(f->vars(), f->domain(), raw, p.split);
+  // Where the pieces are not the own cases: those, each value and residual
+  // inlined where that case is reached (in its box, outside the earlier
+  // cases' boxes).
+  std::vector<Box> earlier;
+  for (const ProduceCase& c : p.split ? raw.cases : std::vector<ProduceCase>{}) {
+    const Place place{{f->vars(), simplified(c.box)}, earlier};
+    p.general.cases.push_back(
+        {simplified(c.box), c.residual.defined() ? inline_reads_at(c.residual, place) : c.residual,
+         inline_reads_at(c.value, place)});
+    if (!c.residual.defined()) earlier.push_back(simplified(c.box));
+  }
+  if (p.split)
+    p.general.otherwise = inline_reads_at(raw.otherwise, {{f->vars(), f->domain()}, earlier});
   // One case without a residual, as a boundary condition's own: where the
   // source's cases split it, a later piece's value holds only outside the
   // earlier pieces, so no read may skip their tests.
-  p.default_everywhere = def.boundary && def.boundary->condition != "constant_exterior" &&
-                         p.def.cases.size() == 1 && !p.def.cases[0].residual.defined();
+  const auto everywhere = [&](const CasedDefinition& d) {
+    return def.boundary && def.boundary->condition != "constant_exterior" && d.cases.size() == 1 &&
+           !d.cases[0].residual.defined();
+  };
+  p.default_everywhere = everywhere(p.def);
+  p.general_default_everywhere = everywhere(p.general);
   for (ProduceCase& c : p.def.cases)
     c.box = simplified(c.box);
   return prepared_.emplace(f->name(), std::move(p)).first->second;
@@ -224,6 +244,14 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
 CasedDefinition StageInliner::inline_definition(const std::vector<std::string>& vars,
                                                 const std::vector<Interval>& domain,
                                                 const CasedDefinition& def) const {
+  bool split = false;
+  return split_definition(vars, domain, def, split);
+}
+
+CasedDefinition StageInliner::split_definition(const std::vector<std::string>& vars,
+                                               const std::vector<Interval>& domain,
+                                               const CasedDefinition& def, bool& split) const {
+  split = false;
   CasedDefinition out;
   // One case (or the otherwise: no residual, appended after every case, which
   // keeps first-match order) split while a read in its value can split it.
@@ -254,6 +282,7 @@ CasedDefinition StageInliner::inline_definition(const std::vector<std::string>& 
             return;
           }
           // The part where the read's case holds: there the read resolves to it.
+          split = true;
           add({intersect(place.where.ranges, *part), c.residual, c.value}, before, false,
               depth + 1);
           // The rest reaches this case only outside that part.
@@ -407,21 +436,31 @@ StageInliner::Box StageInliner::intersect(const Box& a, const Box& b) const {
 Expr StageInliner::read_of(const Prepared& stage, const std::vector<Expr>& args,
                            const Place& place) const {
   const Function& f = *stage.stage;
+  bool placed = true;
+  const Expr pieces = read_of_cases(f, stage.def, stage.default_everywhere, args, place,
+                                    stage.split ? &placed : nullptr);
+  if (placed) return pieces;
+  return read_of_cases(f, stage.general, stage.general_default_everywhere, args, place, nullptr);
+}
+
+Expr StageInliner::read_of_cases(const Function& f, const CasedDefinition& def,
+                                 bool default_everywhere, const std::vector<Expr>& args,
+                                 const Place& place, bool* placed) const {
   std::vector<std::pair<std::string, Expr>> point;
   for (std::size_t k = 0; k < args.size(); ++k)
     point.emplace_back(f.vars()[k], args[k].type() == ScalarType::Int32
                                         ? args[k]
                                         : Cast::make(ScalarType::Int32, args[k]));
   const auto at_point = [&](const Expr& e) { return substitute_vars(e, point); };
-  const std::vector<ProduceCase>& cases = stage.def.cases;
-  Expr value = at_point(stage.def.otherwise);
+  const std::vector<ProduceCase>& cases = def.cases;
+  Expr value = at_point(def.otherwise);
   for (std::size_t i = cases.size(); i-- > 0;) {
     const Placement placement = place_read(args, cases[i].box, place.where, prover_);
     if (placement == Placement::Outside) continue;
     if (placement == Placement::Unknown) {
       const std::optional<Box> part = read_box(args, cases[i].box, place.where);
       if (part && excluded(*part, place)) continue;
-      if (stage.default_everywhere) {
+      if (default_everywhere) {
         // The default reads the same: no box test, only a cheaper direct
         // read where a test of the outer variables shows the read inside.
         const Expr outer = outer_box_test(args, cases[i].box, place.where, prover_);
@@ -429,6 +468,7 @@ Expr StageInliner::read_of(const Prepared& stage, const std::vector<Expr>& args,
           value = Select::make(outer, at_point(cases[i].value), value);
         continue;
       }
+      if (placed) *placed = false;
     }
     const Expr v = at_point(cases[i].value);
     const Expr& residual = cases[i].residual;
@@ -472,6 +512,56 @@ Expr StageInliner::inline_reads_at(const Expr& e, const Place& place) const {
   return canonical_.canonical(ReadInliner(read).mutate(e));
 }
 
+namespace {
+
+// The inlined stages a Produce reads, directly or through one another, the
+// nearest first.
+std::vector<std::string> inlined_reads(const Produce& p, const StageInliner& inliner) {
+  std::vector<std::string> found;
+  std::set<std::string> seen;
+  std::vector<const Function*> pending{p.stage.get()};
+  for (std::size_t next = 0; next < pending.size(); ++next) {
+    for_each_expr(pending[next]->definition(), [&](const Expr& e) {
+      for_each_node(e, [&](const Expr& node) {
+        const auto* a = node.as<Access>();
+        if (!a || !a->func || !inliner.inlines(a->func->name())) return;
+        if (!seen.insert(a->func->name()).second) return;
+        found.push_back(a->func->name());
+        pending.push_back(a->func.get());
+      });
+    });
+  }
+  return found;
+}
+
+// A schedule that inlines too much is refused here, where the stages are
+// known, rather than left to a compile that takes minutes or never ends.
+void check_inlined_size(const Produce& p, const std::vector<ProduceCase>& cases,
+                        const Expr& otherwise, const StageInliner& inliner) {
+  std::unordered_set<const ExprNode*> seen;
+  std::size_t values = 0;
+  const auto count = [&](const Expr& e) {
+    if (!e.defined()) return;
+    for_each_node(e, [&](const Expr& node) { values += seen.insert(node.get()).second ? 1 : 0; });
+  };
+  for (const ProduceCase& c : cases) {
+    count(c.value);
+    count(c.residual);
+  }
+  count(otherwise);
+  if (values <= kMaxInlinedValues) return;
+  const std::vector<std::string> inlined = inlined_reads(p, inliner);
+  std::string names;
+  for (const std::string& name : inlined)
+    names += (names.empty() ? "" : ", ") + name;
+  throw Error("the schedule inlines " + names + " into stage '" + p.stage->name() + "', whose " +
+              "definition becomes " + std::to_string(values) + " distinct values (at most " +
+              std::to_string(kMaxInlinedValues) + "; compiling it would take minutes): give " +
+              "one of them storage \"scratchpad\" or \"full\" so that it is computed once");
+}
+
+} // namespace
+
 // The pass: each expression of a Produce rewritten in the context where it is
 // evaluated (a case's value: its box; the rest: the stage's domain; the
 // updates of a reduction: anywhere).
@@ -502,6 +592,7 @@ void inline_stages(GroupState& g, LoweringState& state) {
         u.value = inliner.inline_reads(u.value, rdom);
       }
     }
+    check_inlined_size(*p, cases, otherwise, inliner);
     n.nest = Produce::make(p->stage, p->buffer, p->box, std::move(cases), otherwise,
                            std::move(reduction), p->loops);
   }

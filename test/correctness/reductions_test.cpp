@@ -188,8 +188,8 @@ TEST(FusedReductions, BilateralGridMatchesInterpreter) {
       testing_support::lowered_text(p, apps::make_manual_schedule_bilateral_grid(p));
   EXPECT_THAT(folded, testing::ContainsRegex("serial for rx in \\[0, 8\\]:\n *serial for ry in "
                                              "\\[0, 8\\]:\n *serial for gY in"));
-  EXPECT_THAT(folded, HasSubstr("grid(c, X, Y, z) = grid(c, X, Y, z) + input(8 * gX - 4 + rx, 8 * "
-                                "gY - 4 + ry)\n"));
+  EXPECT_THAT(folded, HasSubstr("grid(c, X, Y, z) = grid(c, X, Y, z) + input(8 * gX + rx - 4, 8 * "
+                                "gY + ry - 4)\n"));
 }
 
 } // namespace

@@ -832,6 +832,55 @@ TEST(InlinedChain, SharedValuesAreComputedOnce) {
   }
 }
 
+// Three stencils inlined over a stage with cases (fuzz seed 311,912, reduced):
+// cs5's two cases split st6 into pieces, and so on up the chain. The same
+// point of cs5 is reached through many taps (x + 3 - 2 and x + 2 - 1), and a
+// read that no piece holds took a select over all the pieces, each a copy of
+// the whole value: 12 MB of C++ here, 36 MB in the seed, whose compile never
+// ended. Equal coordinates are now one expression, such a read takes the
+// stage's own cases, and a value both arms of a branch compute is computed
+// before it.
+TEST(InlinedChain, StencilsOverAStageWithCasesStaySmall) {
+  const Pipeline p = parse_pipeline(R"(# trapeze pipeline text form, version 1
+pipeline stencils_over_cases
+param M: int64 >= 3 <= 12 = 3
+param N: int64 >= 6 = 8
+input in0: float32[2 * N + 2][4 * M + 5]
+stage cs5(x, y): float32 on [-1, 2 * N] x [0, 4 * M]
+  case 5 <= x && x <= 2 * N - 2 && y <= 4 * M - 2: sin(in0(x + 1, y) * -0.5f + in0(x + 1, y + 1) * -0.025f + in0(x, y) * 0.375f)
+  case 1 <= x && x <= 2 * N - 2 && y <= 4 * M - 2: exp(min(max(in0(x + 1, y) * 0.1f + in0(x + 1, y + 1) * 0.5f, -2.0f), 2.0f)) - 1.0f
+  default: 0.25f
+stage st6(x, y): float32 on [1, 2 * N - 3] x [2, 4 * M + 1]
+  = min(cs5(x + 3, y - 2) * 0.125f + cs5(x - 2, y - 2) * 1e+02f + cs5(x + 2, y - 2) * 0.05f + cs5(x, y - 2) * 0.75f + cs5(x - 2, y - 1) * 1.0f + cs5(x - 1, y - 1) * 0.25f, 0.5f)
+stage st10(x, y): float32 on [2, 2 * N - 4] x [4, 4 * M - 2]
+  = select(st6(x, y - 1) > st6(x, y), st6(x, y - 1) * -0.25f + st6(x, y + 3) * 0.375f + st6(x - 1, y + 3) * 0.5f + st6(x + 1, y - 1) * 5e+01f + st6(x - 1, y - 2) * -5e-06f + st6(x, y) * -0.25f, st6(x, y - 1) * 0.5f)
+stage st11(x, y): float32 on [4, 2 * N - 6] x [7, 4 * M - 3]
+  = st10(x, y - 3) + st10(x + 2, y - 3) + st10(x + 1, y) - st10(x + 2, y + 1) + st10(x - 2, y - 2) * 2.0f
+output st11
+)");
+  GroupSchedule g;
+  g.stages = {"cs5", "st6", "st10", "st11"};
+  g.vectorize = false;
+  Schedule s;
+  s.groups = {g};
+  for (const char* inlined : {"cs5", "st6", "st10"})
+    s.storage[inlined] = Storage::Inlined;
+  CompileOptions checked;
+  checked.bounds_check = true;
+  checked.flags = "-O1 -fopenmp -ffp-contract=off";
+  const CompiledPipeline compiled = compile(p, s, checked);
+  EXPECT_LT(compiled.source().size(), 2'000'000u);
+  for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{8, 3}, {11, 5}}) {
+    const ParamValues bound = p.bind({{"N", n}, {"M", m}});
+    Buffer in0(ScalarType::Float32, {2 * n + 2, 4 * m + 5});
+    for (std::int64_t i = 0; i < 2 * n + 2; ++i)
+      for (std::int64_t j = 0; j < 4 * m + 5; ++j)
+        in0.at<float>({i, j}) = static_cast<float>((i * 5 + j * 3) % 7) / 6.0f;
+    expect_output_matches_interpreter(p, compiled, bound, {{"in0", in0}}, "st11",
+                                      "N=" + std::to_string(n) + ", M=" + std::to_string(m), 1e-4);
+  }
+}
+
 // Bounds inference (plan/demand.h): a restriction defined over the fine
 // extent, as the multigrid spec defines it, but read on the coarse interior
 // only is computed there, alone, fused with its producer or with its reader,

@@ -32,6 +32,42 @@ Schedule fused() {
   return s;
 }
 
+// ---- inlining
+// ------------------------------------------------------------------------------------
+
+// Eleven 3x3 stencils inlined into one another: the last one's definition
+// holds some 30,000 distinct values, whose compile would take minutes. The
+// schedule is refused before, naming the stages.
+TEST(ScheduleErrors, InliningPastTheSizeOfACompilableNest) {
+  Param R("R");
+  Var x("x"), y("y");
+  constexpr int kDepth = 11;
+  Image img("img", ScalarType::Float32, {R + 2 * kDepth, R + 2 * kDepth});
+  std::vector<Func> chain;
+  std::vector<std::string> names;
+  for (int k = 1; k <= kDepth; ++k) {
+    Func next("s" + std::to_string(k), ScalarType::Float32, {x, y},
+              {{k, R + 2 * kDepth - 1 - k}, {k, R + 2 * kDepth - 1 - k}});
+    Expr sum = 0.0f;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy) {
+        const Expr tap = chain.empty() ? img(x + dx, y + dy) : chain.back()(x + dx, y + dy);
+        sum = sum + tap * (0.1f + 0.01f * static_cast<float>(3 * dx + dy + 4));
+      }
+    next.define(sum);
+    names.push_back(next.name());
+    chain.push_back(next);
+  }
+  const Pipeline p({chain.back()}, "deep_chain");
+  Schedule s;
+  s.groups = {group(std::vector<std::string>(names.rbegin(), names.rend()))};
+  for (int k = 0; k + 1 < kDepth; ++k)
+    s.storage[names[static_cast<std::size_t>(k)]] = Storage::Inlined;
+  EXPECT_TRAPEZE_ERROR(compile(p, s), "the schedule inlines s10, s9, s8", "s2, s1",
+                       "into stage 's11'", "distinct values (at most 25000",
+                       "storage \"scratchpad\" or \"full\"");
+}
+
 // ---- groups -------------------------------------------------------------------------------------
 
 TEST(ScheduleErrors, UnknownStage) {

@@ -25,6 +25,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -298,7 +299,14 @@ std::string check_seed_isolated(std::uint64_t seed, const SeedCase& c) {
   if (pipe(fds) != 0) return "fuzz seed " + std::to_string(seed) + ": pipe() failed";
   const pid_t child = fork();
   if (child < 0) return "fuzz seed " + std::to_string(seed) + ": fork() failed";
+  // The child leads a process group of its own, which the compiler it starts
+  // joins: a hung seed is killed with its compiler (killing the child alone
+  // left cc1plus running). Set on both sides of the fork, so that the kill
+  // finds the group whichever runs first.
+  setpgid(child, child);
   if (child == 0) {
+    // And dies with the run, should the run be stopped first.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     close(fds[0]);
     const std::string verdict = check_case(seed, c);
     std::size_t written = 0;
@@ -320,7 +328,7 @@ std::string check_seed_isolated(std::uint64_t seed, const SeedCase& c) {
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       hung = true;
-      kill(child, SIGKILL);
+      kill(-child, SIGKILL);
       break;
     }
     pollfd pfd{fds[0], POLLIN, 0};

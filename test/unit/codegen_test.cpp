@@ -465,6 +465,15 @@ TEST(CppText, SharedValuesOfABranchStayInTheBranch) {
   ASSERT_EQ(w.declarations.size(), 1u);
   EXPECT_EQ(w.declarations[0], "const float img_value0 = img[x];");
   EXPECT_EQ(w.value, "(x >= 1 ? img_value0 * 2.0f : 0.0f) + img_value0 * 3.0f");
+  // Computed by both arms, the value is computed on every path too: declared
+  // before the branch, so that a chain of pieces that differ in a few reads
+  // holds one copy of what they share (fuzz seed 311,912).
+  ValueContext arms;
+  const codegen::CppValue a = codegen::print_cpp_value(
+      select(x >= 1, img(x + 1) * 2.0f + img(x - 1), img(x + 1) * 2.0f), arms.context);
+  ASSERT_EQ(a.declarations.size(), 1u);
+  EXPECT_EQ(a.declarations[0], "const float t0 = img[x + 1] * 2.0f;");
+  EXPECT_EQ(a.value, "x >= 1 ? t0 + img[x - 1] : t0");
   // A select on data evaluates both values (tz_select): they are shared like any other.
   ValueContext blend;
   const codegen::CppValue b =

@@ -90,6 +90,39 @@ TEST(ValueNumbers, EqualValuesShareANumberAndOnlyThey) {
   EXPECT_TRUE(ir::operands(x).empty());
 }
 
+// Coordinates composed through inlining (x + 3 + 1, x + 2 + 2) are one node
+// once canonical, whatever the grouping; constants fold modulo 2^bits, as
+// integer arithmetic wraps; sums of loaded values keep their written order.
+TEST(Canonicalizer, EqualSumsOfCoordinatesAreOneNode) {
+  Param N("N");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float32, {N, N});
+  Image counts("counts", ScalarType::Int32, {N});
+  ir::Canonicalizer canonical;
+  const Expr a = canonical.canonical(img((x + 3) + 1, y - 2 + 1));
+  const Expr b = canonical.canonical(img(x + 2 + 2, (y + 1) - 2));
+  const Expr c = canonical.canonical(img(1 + (3 + x), y - 1));
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(a.get(), c.get());
+  EXPECT_EQ(ir::to_string(a), "img(x + 4, y - 1)");
+  // Terms merge and cancel; variables come first, by name; 3 - x, not -x + 3.
+  EXPECT_EQ(ir::to_string(canonical.canonical(y + x * 2 - x + 1 - x)), "y + 1");
+  EXPECT_EQ(ir::to_string(canonical.canonical(3 - (x + y) + 2 * y)), "y - x + 3");
+  EXPECT_EQ(ir::to_string(canonical.canonical(2 - x)), "2 - x");
+  EXPECT_EQ(ir::to_string(canonical.canonical((x + 1) * 3 - 3)), "3 * x");
+  EXPECT_EQ(ir::to_string(canonical.canonical(x - x)), "0");
+  // int32 wraps: x + 2147483647 + 1 is x - 2^31 for every x.
+  const Expr wrapped = canonical.canonical(x + 2147483647 + 1);
+  const auto* sum = wrapped.as<ir::Binary>();
+  ASSERT_NE(sum, nullptr);
+  ASSERT_NE(sum->b.as<ir::IntConst>(), nullptr);
+  EXPECT_EQ(sum->b.as<ir::IntConst>()->value, std::int64_t{INT32_MIN});
+  EXPECT_EQ(wrapped.type(), ScalarType::Int32);
+  // Loads are no coordinates: their sum is left as written.
+  EXPECT_EQ(ir::to_string(canonical.canonical(counts(y) + counts(x) + 1 + 2)),
+            "counts(y) + counts(x) + 1 + 2");
+}
+
 // A node shared by many parents is visited once, where the recursive
 // pre-order first meets it, and rewritten once: a value doubled sixty times
 // spells a tree of 2^60 leaves but is 61 nodes, and stays so.

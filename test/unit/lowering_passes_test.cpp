@@ -328,10 +328,14 @@ TEST(Passes, BoundaryConditionInlinedIntoAStencilIsPartitioned) {
   Func box("box", ScalarType::Float32, {x, y}, {{0, R - 1}, {0, C - 1}});
   Expr sum = 0.0f;
   std::string interior = "box(x, y) = (0.0f";
+  // x - 1, x, x + 1: indices are printed in their sum form.
+  const auto offset = [](const std::string& v, int d) {
+    return d == 0 ? v : v + (d < 0 ? " - " : " + ") + std::to_string(std::abs(d));
+  };
   for (int dx = -1; dx <= 1; ++dx) {
     for (int dy = -1; dy <= 1; ++dy) {
       sum = sum + edge(x + dx, y + dy);
-      interior += " + img(x + " + std::to_string(dx) + ", y + " + std::to_string(dy) + ")";
+      interior += " + img(" + offset("x", dx) + ", " + offset("y", dy) + ")";
     }
   }
   box.define(sum / 9.0f);
