@@ -55,16 +55,24 @@ private:
   // but of a select printed as a branch, its condition and the values both
   // of its arms compute (computed before the branch, they are computed on
   // either path all the same: the pieces of a stage split by an inlined
-  // producer's cases differ in a few reads and share the rest).
+  // producer's cases differ in a few reads and share the rest). A branch's
+  // set is found once: branches nested in both arms of another would
+  // otherwise be walked twice a level.
   void mark_always_evaluated(const Expr& e, std::unordered_set<int>& out) {
     const auto* select = e.as<Select>();
     if (select && rules_.branches(*select)) {
-      mark_operand(select->cond, out);
-      std::unordered_set<int> if_true, if_false;
-      mark_operand(select->if_true, if_true);
-      mark_operand(select->if_false, if_false);
-      for (const int n : if_true)
-        if (if_false.count(n)) out.insert(n);
+      const int n = numbers_.number(e);
+      auto known = branch_always_.find(n);
+      if (known == branch_always_.end()) {
+        std::unordered_set<int> cond, if_true, if_false;
+        mark_operand(select->cond, cond);
+        mark_operand(select->if_true, if_true);
+        mark_operand(select->if_false, if_false);
+        for (const int m : if_true)
+          if (if_false.count(m)) cond.insert(m);
+        known = branch_always_.emplace(n, std::vector<int>(cond.begin(), cond.end())).first;
+      }
+      out.insert(known->second.begin(), known->second.end());
       return;
     }
     for (const Expr& o : value_operands(e))
@@ -103,6 +111,7 @@ private:
   const SharedValueRules& rules_;
   std::unordered_map<int, int> uses_;
   std::unordered_set<int> always_;
+  std::unordered_map<int, std::vector<int>> branch_always_; ///< by a branch's number
   std::unordered_map<int, bool> varies_;
 };
 

@@ -474,6 +474,17 @@ TEST(CppText, SharedValuesOfABranchStayInTheBranch) {
   ASSERT_EQ(a.declarations.size(), 1u);
   EXPECT_EQ(a.declarations[0], "const float t0 = img[x + 1] * 2.0f;");
   EXPECT_EQ(a.value, "x >= 1 ? t0 + img[x - 1] : t0");
+  // Branches nested in both arms of one another, forty deep: each level's
+  // inner branch is computed on both paths, so it is declared once before
+  // it, and finding that walks each branch once (walked once an arm, the
+  // forty levels would take 2^40 walks).
+  ValueContext nested;
+  Expr deep = img(x);
+  for (int level = 40; level >= 1; --level)
+    deep = select(x >= level, deep * 2.0f + img(x + level), deep * 3.0f);
+  const codegen::CppValue d = codegen::print_cpp_value(deep, nested.context);
+  EXPECT_EQ(d.declarations.size(), 40u);
+  EXPECT_LT(d.value.size() + d.declarations.size() * 64, 10'000u);
   // A select on data evaluates both values (tz_select): they are shared like any other.
   ValueContext blend;
   const codegen::CppValue b =
