@@ -213,20 +213,12 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
         {regions[i].box, clamped(regions[i].residual), clamped(def.cases[i].value)});
   raw.otherwise = def.otherwise.defined() ? clamped(def.otherwise) : constant(f->type(), 0);
   Prepared p{f, {}, {}};
-  p.def = split_definition(f->vars(), f->domain(), raw, p.split);
-  // Where the pieces are not the own cases: those, each value and residual
-  // inlined where that case is reached (in its box, outside the earlier
-  // cases' boxes).
-  std::vector<Box> earlier;
-  for (const ProduceCase& c : p.split ? raw.cases : std::vector<ProduceCase>{}) {
-    const Place place{{f->vars(), simplified(c.box)}, earlier};
-    p.general.cases.push_back(
-        {simplified(c.box), c.residual.defined() ? inline_reads_at(c.residual, place) : c.residual,
-         inline_reads_at(c.value, place)});
-    if (!c.residual.defined()) earlier.push_back(simplified(c.box));
+  p.def = split_definition(f->vars(), f->domain(), raw, kMaxCases, p.split);
+  // Where the pieces are not the own cases: those, unsplit.
+  if (p.split) {
+    bool unsplit = false;
+    p.general = split_definition(f->vars(), f->domain(), raw, 0, unsplit);
   }
-  if (p.split)
-    p.general.otherwise = inline_reads_at(raw.otherwise, {{f->vars(), f->domain()}, earlier});
   // One case without a residual, as a boundary condition's own: where the
   // source's cases split it, a later piece's value holds only outside the
   // earlier pieces, so no read may skip their tests.
@@ -236,8 +228,9 @@ const StageInliner::Prepared& StageInliner::prepare(const FunctionPtr& f) {
   };
   p.default_everywhere = everywhere(p.def);
   p.general_default_everywhere = everywhere(p.general);
-  for (ProduceCase& c : p.def.cases)
-    c.box = simplified(c.box);
+  for (CasedDefinition* d : {&p.def, &p.general})
+    for (ProduceCase& c : d->cases)
+      c.box = simplified(c.box);
   return prepared_.emplace(f->name(), std::move(p)).first->second;
 }
 
@@ -245,12 +238,13 @@ CasedDefinition StageInliner::inline_definition(const std::vector<std::string>& 
                                                 const std::vector<Interval>& domain,
                                                 const CasedDefinition& def) const {
   bool split = false;
-  return split_definition(vars, domain, def, split);
+  return split_definition(vars, domain, def, kMaxCases, split);
 }
 
 CasedDefinition StageInliner::split_definition(const std::vector<std::string>& vars,
                                                const std::vector<Interval>& domain,
-                                               const CasedDefinition& def, bool& split) const {
+                                               const CasedDefinition& def, std::size_t max_cases,
+                                               bool& split) const {
   split = false;
   CasedDefinition out;
   // One case (or the otherwise: no residual, appended after every case, which
@@ -269,7 +263,7 @@ CasedDefinition StageInliner::split_definition(const std::vector<std::string>& v
           // A piece no point reaches (its box covered by the parts before it).
           if (!is_otherwise && !before.empty() && excluded(place.where.ranges, place)) return;
           const std::optional<Box> part =
-              out.cases.size() + depth + 1 < kMaxCases ? find_split(c.value, place) : std::nullopt;
+              out.cases.size() + depth + 1 < max_cases ? find_split(c.value, place) : std::nullopt;
           if (!part) {
             const Expr value = inline_reads_at(c.value, place);
             if (is_otherwise) {
@@ -468,7 +462,10 @@ Expr StageInliner::read_of_cases(const Function& f, const CasedDefinition& def,
           value = Select::make(outer, at_point(cases[i].value), value);
         continue;
       }
-      if (placed) *placed = false;
+      if (placed) {
+        *placed = false;
+        return Expr(); // the caller reads the stage's own cases instead
+      }
     }
     const Expr v = at_point(cases[i].value);
     const Expr& residual = cases[i].residual;

@@ -119,13 +119,14 @@ private:
   Expr read_of(const Prepared& stage, const std::vector<Expr>& args, const Place& place) const;
   // The value of a read of `def` at `args`: its cases from the last to the
   // first, as read_of describes. `placed`, if given, is cleared where a case
-  // stays a select on its box.
+  // would stay a select on its box, and the value is then undefined.
   Expr read_of_cases(const ir::Function& f, const CasedDefinition& def, bool default_everywhere,
                      const std::vector<Expr>& args, const Place& place, bool* placed) const;
-  // inline_definition, saying in `split` whether it split a case.
+  // inline_definition into at most `max_cases` cases (0: none split), saying
+  // in `split` whether it split a case.
   CasedDefinition split_definition(const std::vector<std::string>& vars,
                                    const std::vector<Interval>& domain, const CasedDefinition& def,
-                                   bool& split) const;
+                                   std::size_t max_cases, bool& split) const;
   Expr inline_reads_at(const Expr& e, const Place& place) const;
   // The first read in `e` of a case holding on part of `place` only, as the
   // box of place's variables where it holds; nullopt if none can split.
