@@ -2,8 +2,9 @@
 # Builds the peers of `trapeze bench` into build/, once: the Halide 14
 # versions of the eight image apps, each compiled ahead of time under three
 # schedules (hand-written, Mullapudi2016, Adams2019), and the OpenCV versions;
-# then the command line with them linked in. About 20-25 minutes on 2 cores
-# (Adams2019's search over local_laplacian alone takes about 15), one progress
+# then the command line with them linked in. About 20-25 minutes on 2 cores of
+# an AMD EPYC guest (Adams2019's search over local_laplacian alone takes about
+# 15; an Intel guest, its cores shared with other work, took 73), one progress
 # line per peer. Installs the packages first (scripts/setup.sh).
 #
 #   scripts/build_peers.sh        then: build/tools/trapeze bench --peers halide,opencv
