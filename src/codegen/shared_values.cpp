@@ -64,13 +64,13 @@ private:
       const int n = numbers_.number(e);
       auto known = branch_always_.find(n);
       if (known == branch_always_.end()) {
-        std::unordered_set<int> cond, if_true, if_false;
-        mark_operand(select->cond, cond);
+        std::unordered_set<int> always, if_true, if_false;
+        mark_operand(select->cond, always);
         mark_operand(select->if_true, if_true);
         mark_operand(select->if_false, if_false);
         for (const int m : if_true)
-          if (if_false.count(m)) cond.insert(m);
-        known = branch_always_.emplace(n, std::vector<int>(cond.begin(), cond.end())).first;
+          if (if_false.count(m)) always.insert(m);
+        known = branch_always_.emplace(n, std::vector<int>(always.begin(), always.end())).first;
       }
       out.insert(known->second.begin(), known->second.end());
       return;
