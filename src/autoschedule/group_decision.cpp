@@ -46,6 +46,10 @@ CostComponents cost_components(const GroupFacts& facts, const TileMetrics& tile,
   double spread = 0;
   std::size_t counted = 0;
   for (std::size_t d = 0; d < g.common_dims(); ++d) {
+    // A dimension the tile spans whole has no tiles part-filled by the
+    // shorter stages: each loops its own extent (bilateral_grid's 15 bins of
+    // the histogram beside blurz's 11), so only the cut dimensions count.
+    if (tile.tile_counts[d] <= 1) continue;
     double sum = 0, squares = 0, n = 0;
     for (std::size_t m = 0; m < facts.members.size(); ++m) {
       if (g.stage_dim[m][d] < 0) continue;

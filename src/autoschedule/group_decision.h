@@ -20,9 +20,10 @@ namespace trapeze::autoschedule {
 ///   overlap          redundant / useful points (paper 001's relative overlap)
 /// (useful: the group's work divided among its tiles; redundant: what a tile
 /// computes beyond that)
-///   size_difference  per common dimension the coefficient of variation of
-///                    the stages' extents there (scaled into the common space,
-///                    so a 2x down-sampled stage does not differ), averaged
+///   size_difference  per common dimension the tile cuts, the coefficient of
+///                    variation of the stages' extents there (scaled into the
+///                    common space, so a 2x down-sampled stage does not
+///                    differ), averaged
 struct CostComponents {
   double live_data = 0, cleanup = 0, overlap = 0, size_difference = 0;
 };

@@ -1495,6 +1495,32 @@ TEST(TileMetrics, LiveDataIsPricedByItsRowRuns) {
   EXPECT_GE(row(steep.run_bandwidth), 256);
 }
 
+TEST(CostComponents, SizeDifferenceCountsTheDimensionsTheTileCuts) {
+  // bilateral_grid's histogram (15 bins of intensity) fused with blurz (11
+  // bins, the group's space): a tile spanning the bins whole leaves no tile
+  // part-filled, each stage loops its own extent, so the stages do not
+  // differ; a tile that cuts only the bins prices their difference there.
+  const Pipeline p = apps::find_app("bilateral_grid").build();
+  const autoschedule::PipelineModel model(p, {});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(
+      model, members_named(model, {"input_repeat_edge", "grid", "blurz"}), true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  using Extents = std::vector<std::int64_t>;
+  ASSERT_EQ(facts.space, (Extents{2, 325, 197, 11}));
+  ASSERT_EQ(facts.extents, (std::vector<Extents>{{2, 325, 197, 15}, {2, 325, 197, 11}}));
+  const MachineModel machine = two_cores_with_1_mib_l2();
+  const auto difference = [&](const Extents& tile) {
+    return autoschedule::cost_components(facts, autoschedule::measure_tile(model, facts, tile),
+                                         machine)
+        .size_difference;
+  };
+  EXPECT_EQ(difference({2, 109, 99, 11}), 0);
+  // The extents 15 and 11: a standard deviation of 2 about their mean of 13.
+  EXPECT_NEAR(difference({2, 325, 197, 4}), 2.0 / 13, 1e-12);
+  // Cut in three dimensions, two of them equal: the mean over the three.
+  EXPECT_NEAR(difference({2, 109, 99, 4}), 2.0 / 13 / 3, 1e-12);
+}
+
 // Every app under every automatic scheduler: a valid schedule (auto_schedule
 // validates it), the same on a second run, in well under the paper's times.
 TEST(AutoSchedule, EveryAppUnderEverySchedulerIsValidAndDeterministic) {
