@@ -51,6 +51,10 @@ void add_machine_command(CLI::App& root, int& exit_code) {
       fmt::print("gathers      {}\n",
                  m.vector_gathers ? "the CPU's vector gathers (the compiler's choice)"
                                   : "one scalar load a lane (measured faster than gathers)");
+      fmt::print(
+          "L2 windows   a stencil whose rows' window spills the L1 runs at {:.2f} of its speed "
+          "within it{}\n",
+          m.l2_window_share, m.l2_window_share < 1 ? "" : " (or not measured)");
       fmt::print("read from    {}\n", m.source);
     }
     exit_code = 0;

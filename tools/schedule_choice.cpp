@@ -52,10 +52,12 @@ MachineModel MachineChoice::resolve() const {
     m = MachineModel::load(file, MachineModel::host());
     const bool runs = names_field(file, "run_bandwidth");
     const bool gathers = names_field(file, "vector_gathers");
-    if (!runs || !gathers) {
+    const bool windows = names_field(file, "l2_window_share");
+    if (!runs || !gathers || !windows) {
       const MachineModel measured = host_machine();
       if (!runs) m.run_bandwidth = measured.run_bandwidth;
       if (!gathers) m.vector_gathers = measured.vector_gathers;
+      if (!windows) m.l2_window_share = measured.l2_window_share;
       m.source += " + what this machine measured";
     }
   }

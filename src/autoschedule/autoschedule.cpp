@@ -172,10 +172,10 @@ std::string autoschedule_report_text(const AutoScheduleReport& r) {
                                 scheduler_name(r.scheduler), r.groups.size(), r.total_cost);
   const MachineModel& m = r.machine;
   out += fmt::format(
-      "  machine      {} cores, L1 {} KiB, L2 {} KiB, L3 {} KiB, {}-byte vectors, {:g} ops/byte "
-      "({})\n",
+      "  machine      {} cores, L1 {} KiB, L2 {} KiB, L3 {} KiB, {}-byte vectors, {:g} ops/byte, "
+      "L2 windows at {:.2f} ({})\n",
       m.cores, m.l1_bytes / 1024, m.l2_bytes / 1024, m.l3_bytes / 1024, m.vector_bytes,
-      m.ops_per_byte, m.source);
+      m.ops_per_byte, m.l2_window_share, m.source);
   std::vector<std::string> estimates;
   for (const auto& [name, v] : r.estimates)
     estimates.push_back(name + "=" + (v.is_float ? fmt::format("{}", v.f) : std::to_string(v.i)));

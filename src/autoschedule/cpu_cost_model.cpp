@@ -24,6 +24,13 @@ constexpr std::int64_t narrowest_innermost = 128;
 // strips and lose (docs/performance.md, "Strips where they recompute little").
 constexpr double strip_overlap_limit = 0.15;
 
+// Below this share (MachineModel::l2_window_share), a strip of whole rows
+// whose row window spills the L1 has its rows cut: an Intel Emerald Rapids
+// guest measured 0.6-0.8 and ran unsharp, blur and Harris 5-33% faster so;
+// the Zen guests' strips ran as fast as short tiles or faster
+// (docs/autoschedule.md, "Row windows").
+constexpr double slow_window_share = 0.85;
+
 // How far a tile's buffers, with their halos, may exceed the budget the
 // volume was sized for (the volume leaves the halos out).
 constexpr double budget_slack = 1.25;
@@ -128,6 +135,12 @@ double CpuCostModel::price(const GroupFacts& facts, const TileMetrics& tile) con
   return weighted(options_.weights, cost_components(facts, tile, machine_));
 }
 
+bool CpuCostModel::window_spills(const GroupFacts& facts) const {
+  return machine_.l2_window_share < slow_window_share &&
+         row_window_bytes_per_point(model_, facts) * static_cast<double>(facts.space[facts.inner]) >
+             static_cast<double>(machine_.l1_bytes) * options_.cache_fill;
+}
+
 CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
                                                         std::int64_t cache_bytes,
                                                         const std::vector<bool>& whole) const {
@@ -230,6 +243,27 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
     const TileMetrics& strip = strip_of_whole_rows();
     if (strip.cached_bytes <= static_cast<double>(cache_bytes) &&
         strip.overlap() <= strip_overlap_limit) {
+      // Where whole rows' window spills (window_spills), the strip's rows
+      // are cut to InnerMostTileSize (evened out, in whole vectors) if that
+      // brings the window into the L1's share; its height stays: taller
+      // tiles of short rows fill the L2 that such a machine reads back
+      // slowly (blur's 686 x 496 ran 1.37x the time of 69 x 512 on the
+      // Intel guest; docs/autoschedule.md, "Row windows").
+      if (window_spills(facts)) {
+        std::vector<std::int64_t> cut = strip.tiles;
+        const std::int64_t row = facts.space[facts.inner];
+        const std::int64_t across = (row + request.innermost - 1) / request.innermost;
+        const std::int64_t vector = std::max<std::int64_t>(1, request.vector_points);
+        cut[facts.inner] =
+            std::min(row, ((row + across - 1) / across + vector - 1) / vector * vector);
+        if (row_window_bytes_per_point(model_, facts) * static_cast<double>(cut[facts.inner]) <=
+            static_cast<double>(machine_.l1_bytes) * options_.cache_fill) {
+          choice.tile = measure(cut);
+          choice.accepted = accepted(choice.tile);
+          choice.strip_rows_cut = true;
+          return choice;
+        }
+      }
       choice.tile = strip;
       choice.accepted = true;
       choice.few_halo_rows = true;
@@ -390,6 +424,17 @@ GroupDecision CpuCostModel::evaluate(const std::vector<int>& members) const {
                           "lower, its buffers within the budget and, with the live-ins it reads "
                           "back, within the cache",
                           format_sizes(choice.level.strip_grown_from))));
+  if (facts.fused() && choice.level.strip_rows_cut)
+    reasons.push_back(fmt::format(
+        "a strip of few halo rows (it recomputes {:.1f}%), its rows cut: whole rows would leave "
+        "{} of rows that its stencils read again from one row to the next ({:.0f} bytes a "
+        "point), more than {:.0f}% of the L1, and this machine reads them from the L2 at {:.2f} "
+        "of its speed from the L1",
+        100 * tile.overlap(),
+        kib(row_window_bytes_per_point(model_, facts) *
+            static_cast<double>(facts.space[facts.inner])),
+        row_window_bytes_per_point(model_, facts), 100 * options_.cache_fill,
+        machine_.l2_window_share));
   if (facts.fused() && choice.level.grown_from_overlap > 0)
     reasons.push_back(fmt::format(
         "tiles grown: the budget's recomputed {:.1f}%, these {:.1f}% (grown while they "

@@ -77,6 +77,11 @@ public:
     /// Where a strip of few halo rows grew past the one the budget bought
     /// (its buffers no chain): that strip's tile sizes (else empty).
     std::vector<std::int64_t> strip_grown_from;
+    /// A strip of few halo rows whose rows are cut, because whole rows' row
+    /// window (row_window_bytes_per_point) exceeds the L1's share and the
+    /// machine reads it from the L2 markedly slower
+    /// (MachineModel::l2_window_share).
+    bool strip_rows_cut = false;
   };
   /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the
   /// dimensions marked in `whole` spanned whole.
@@ -86,6 +91,10 @@ public:
 private:
   LevelChoice tiles_for_cache(const GroupFacts& facts, std::int64_t cache_bytes,
                               const std::vector<bool>& whole, TileMeasures& measure) const;
+  /// Whether whole rows' row window (row_window_bytes_per_point) exceeds the
+  /// L1's share on a machine that reads it from the L2 markedly slower
+  /// (docs/autoschedule.md, "Row windows").
+  bool window_spills(const GroupFacts& facts) const;
   /// The tiles chosen for a valid group, and how.
   struct Choice {
     LevelChoice level;

@@ -241,6 +241,9 @@ void MachineModel::validate() const {
   if (!(ops_per_byte > 0) || !std::isfinite(ops_per_byte))
     throw Error("machine model: ops_per_byte must be positive, got " +
                 fmt::format("{}", ops_per_byte));
+  if (!(l2_window_share > 0 && l2_window_share <= 1))
+    throw Error(
+        fmt::format("machine model: l2_window_share must be in (0, 1], got {}", l2_window_share));
   if (l3_bytes < 0)
     throw Error("machine model: l3_bytes must be 0 (unknown) or positive, got " +
                 std::to_string(l3_bytes));
@@ -270,6 +273,7 @@ std::string MachineModel::to_json() const {
   for (const RunShare& r : run_bandwidth)
     j["run_bandwidth"].push_back({{"bytes", r.bytes}, {"read", r.read}, {"write", r.write}});
   j["vector_gathers"] = vector_gathers;
+  j["l2_window_share"] = l2_window_share;
   j["source"] = source;
   return j.dump(2);
 }
@@ -280,12 +284,14 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
   if (!doc.is_object()) throw Error(what + ": expected a JSON object, got " + doc.dump());
   static const char* const fields[] = {
       "cores",        "l1_bytes",     "l2_bytes",      "l3_bytes",       "cache_line_bytes",
-      "vector_bytes", "ops_per_byte", "run_bandwidth", "vector_gathers", "source"};
+      "vector_bytes", "ops_per_byte", "run_bandwidth", "vector_gathers", "l2_window_share",
+      "source"};
   for (const auto& [key, value] : doc.items())
     if (std::find(std::begin(fields), std::end(fields), key) == std::end(fields))
       throw Error(what + ": unknown field '" + key +
                   "' (fields: cores, l1_bytes, l2_bytes, l3_bytes, cache_line_bytes, "
-                  "vector_bytes, ops_per_byte, run_bandwidth, vector_gathers, source)");
+                  "vector_bytes, ops_per_byte, run_bandwidth, vector_gathers, l2_window_share, "
+                  "source)");
   MachineModel m = base;
   m.cores = int_field(doc, "cores", m.cores, what);
   m.l1_bytes = integer_field(doc, "l1_bytes", m.l1_bytes, what);
@@ -306,6 +312,12 @@ MachineModel MachineModel::from_json(const std::string& text, const MachineModel
       throw Error(what + ": field 'vector_gathers' must be true or false, got " +
                   doc["vector_gathers"].dump());
     m.vector_gathers = doc["vector_gathers"].get<bool>();
+  }
+  if (doc.contains("l2_window_share")) {
+    if (!doc["l2_window_share"].is_number())
+      throw Error(what + ": field 'l2_window_share' must be a number, got " +
+                  doc["l2_window_share"].dump());
+    m.l2_window_share = doc["l2_window_share"].get<double>();
   }
   m.source = what;
   if (doc.contains("source")) {

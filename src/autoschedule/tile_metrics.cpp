@@ -119,6 +119,17 @@ double shared_buffer_bytes(const GroupFacts& facts, const std::vector<double>& b
   return total;
 }
 
+// Calls f(m, alignment of m, edge) for each read of member m of a
+// producer outside the group (a live-in), members in order.
+template <typename F>
+void for_each_live_in_read(const PipelineModel& model, const GroupFacts& facts, const F& f) {
+  for (std::size_t m = 0; m < facts.members.size(); ++m)
+    for (std::size_t e : model.stage(facts.members[m]).in_edges)
+      if (const analysis::EdgeDependence& edge = model.edges()[e];
+          !produced_in_group(model, facts, edge))
+        f(m, facts.geometry.alignment.stages[m], edge);
+}
+
 } // namespace
 
 TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
@@ -196,54 +207,53 @@ TileMetrics measure_tile(const PipelineModel& model, const GroupFacts& facts,
   // (A few producers: a vector searched by pointer, not a map by name, as
   // this runs for every candidate tile of every candidate group.)
   std::vector<LiveIn> live_in;
-  for (std::size_t m = 0; m < n; ++m) {
-    const StageFacts& s = model.stage(facts.members[m]);
-    const analysis::StageAlignment& a = g.alignment.stages[m];
-    for (std::size_t e : s.in_edges) {
-      const analysis::EdgeDependence& edge = model.edges()[e];
-      if (produced_in_group(model, facts, edge)) continue;
-      const Box& box = model.producer_box(edge);
-      const void* producer = producer_identity(edge);
-      auto entry = std::find_if(live_in.begin(), live_in.end(),
-                                [&](const LiveIn& l) { return l.producer == producer; });
-      if (entry == live_in.end()) {
-        entry = live_in.insert(live_in.end(), LiveIn{producer, model.producer_bytes(edge), {}, {}});
-      }
-      std::vector<double>& extents = entry->extents;
-      extents.resize(edge.dims.size(), 0);
-      entry->whole.resize(edge.dims.size(), 1);
-      for (std::size_t k = 0; k < edge.dims.size(); ++k) {
-        // A boundary condition's clamped reads need no more than their
-        // unclamped indices would (clamping merges points).
-        const analysis::DimDependence& d =
-            edge.dims[k].unclamped ? *edge.dims[k].unclamped : edge.dims[k];
-        const double whole =
-            static_cast<double>(std::max<std::int64_t>(1, box.extent(static_cast<int>(k))));
-        const double width = static_cast<double>((d.max_offset - d.min_offset).ceil());
-        double need = whole;
-        if (d.kind == analysis::DimDependenceKind::Constant) {
-          need = width + 1;
-        } else if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0) {
-          const std::size_t c =
-              static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
-          const double scale = static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
-          // `along` points at this scale span |scale| (along - 1) + 1
-          // producer points, and the window adds its width.
-          need = std::ceil((along[m * dims + c] - 1) * std::abs(scale)) + width + 1;
-        } else if (d.kind == analysis::DimDependenceKind::MultiVariable ||
-                   d.kind == analysis::DimDependenceKind::Aligned) {
-          // Several variables (a histogram's 8 X + rx), or a reduction
-          // variable: the hull of the accesses' windows over the tile.
-          const auto extent_of = [&](const std::string& var) {
-            return variable_extent(s, a, var, [&](std::size_t c) { return along[m * dims + c]; });
-          };
-          need = access_hull(edge, k, extent_of).value_or(whole);
+  for_each_live_in_read(
+      model, facts,
+      [&](std::size_t m, const analysis::StageAlignment& a, const analysis::EdgeDependence& edge) {
+        const StageFacts& s = model.stage(facts.members[m]);
+        const Box& box = model.producer_box(edge);
+        const void* producer = producer_identity(edge);
+        auto entry = std::find_if(live_in.begin(), live_in.end(),
+                                  [&](const LiveIn& l) { return l.producer == producer; });
+        if (entry == live_in.end()) {
+          entry =
+              live_in.insert(live_in.end(), LiveIn{producer, model.producer_bytes(edge), {}, {}});
         }
-        extents[k] = std::max(extents[k], std::min(need, whole));
-        entry->whole[k] = whole;
-      }
-    }
-  }
+        std::vector<double>& extents = entry->extents;
+        extents.resize(edge.dims.size(), 0);
+        entry->whole.resize(edge.dims.size(), 1);
+        for (std::size_t k = 0; k < edge.dims.size(); ++k) {
+          // A boundary condition's clamped reads need no more than their
+          // unclamped indices would (clamping merges points).
+          const analysis::DimDependence& d =
+              edge.dims[k].unclamped ? *edge.dims[k].unclamped : edge.dims[k];
+          const double whole =
+              static_cast<double>(std::max<std::int64_t>(1, box.extent(static_cast<int>(k))));
+          const double width = static_cast<double>((d.max_offset - d.min_offset).ceil());
+          double need = whole;
+          if (d.kind == analysis::DimDependenceKind::Constant) {
+            need = width + 1;
+          } else if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0) {
+            const std::size_t c =
+                static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
+            const double scale =
+                static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
+            // `along` points at this scale span |scale| (along - 1) + 1
+            // producer points, and the window adds its width.
+            need = std::ceil((along[m * dims + c] - 1) * std::abs(scale)) + width + 1;
+          } else if (d.kind == analysis::DimDependenceKind::MultiVariable ||
+                     d.kind == analysis::DimDependenceKind::Aligned) {
+            // Several variables (a histogram's 8 X + rx), or a reduction
+            // variable: the hull of the accesses' windows over the tile.
+            const auto extent_of = [&](const std::string& var) {
+              return variable_extent(s, a, var, [&](std::size_t c) { return along[m * dims + c]; });
+            };
+            need = access_hull(edge, k, extent_of).value_or(whole);
+          }
+          extents[k] = std::max(extents[k], std::min(need, whole));
+          entry->whole[k] = whole;
+        }
+      });
   for (const LiveIn& entry : live_in) {
     double points = 1;
     for (double e : entry.extents)
@@ -288,6 +298,114 @@ double cached_bytes_per_point(const PipelineModel& model, const GroupFacts& fact
         per_point *= static_cast<double>((d.max_offset - d.min_offset).ceil() + 1);
     }
     bytes += per_point;
+  }
+  return bytes;
+}
+
+double row_window_bytes_per_point(const PipelineModel& model, const GroupFacts& facts) {
+  const plan::GroupGeometry& g = facts.geometry;
+  const std::size_t dims = g.common_dims(), n = facts.members.size();
+  if (dims == 0) return 0;
+  const auto member_of = [&](const ir::Function* f) {
+    for (std::size_t m = 0; m < n; ++m)
+      if (g.stages[m].get() == f) return m;
+    return n;
+  };
+  // Per member and dimension, the offsets from its nest's point at which it
+  // is evaluated: [0, 0] where stored (its own nest), the union over its
+  // readers' where inlined (readers first: the stages are topological).
+  using Span = std::pair<std::int64_t, std::int64_t>;
+  std::vector<std::vector<Span>> at(n, std::vector<Span>(dims, Span{0, 0}));
+  // The union of the offsets, from their nests' points, at which the
+  // members that read member p read it (empty: none reads it).
+  const auto read_at = [&](std::size_t p) {
+    std::vector<Span> reach;
+    for (const analysis::UniformDependence& dep : g.alignment.dependences) {
+      const std::size_t j = member_of(dep.consumer);
+      if (member_of(dep.producer) != p || j >= n) continue;
+      const bool first = reach.empty();
+      reach.resize(dims);
+      for (std::size_t c = 0; c < dims; ++c) {
+        const Span r = dep.broadcast[c]
+                           ? at[j][c]
+                           : Span{at[j][c].first + dep.lo[c], at[j][c].second + dep.hi[c]};
+        reach[c] =
+            first ? r
+                  : Span{std::min(reach[c].first, r.first), std::max(reach[c].second, r.second)};
+      }
+    }
+    return reach;
+  };
+  for (std::size_t m = n; m-- > 0;)
+    if (!facts.stored(m))
+      if (std::vector<Span> reach = read_at(m); !reach.empty()) at[m] = std::move(reach);
+  double bytes = 0;
+  // Stored members read in the group: their reads' offsets from the
+  // readers' nests, in the producer's own points.
+  for (std::size_t p = 0; p < n; ++p) {
+    if (!facts.stored(p)) continue;
+    const std::vector<Span> reach = read_at(p);
+    if (reach.empty()) continue;
+    double rows = 1;
+    for (std::size_t c = 0; c < dims; ++c)
+      if (c != facts.inner && g.stage_dim[p][c] >= 0)
+        rows *= static_cast<double>((reach[c].second - reach[c].first) / g.scale[p][c] + 1);
+    const double along_row =
+        g.stage_dim[p][facts.inner] >= 0 ? 1.0 / static_cast<double>(g.scale[p][facts.inner]) : 0;
+    bytes += rows * along_row * model.stage(facts.members[p]).bytes;
+  }
+  // Live-ins: per producer, its rows over every member that reads it (each
+  // read spanning its reader's offsets, at the dependence's scale, plus its
+  // window); a dimension read at constant indices spans those.
+  struct Window {
+    const void* producer;
+    int bytes;
+    std::vector<double> lo, hi; // per producer dimension, in its points
+    double along_row;           // producer points per common point of a row
+  };
+  std::vector<Window> windows;
+  for_each_live_in_read(
+      model, facts,
+      [&](std::size_t m, const analysis::StageAlignment& a, const analysis::EdgeDependence& edge) {
+        const void* producer = producer_identity(edge);
+        auto w = std::find_if(windows.begin(), windows.end(),
+                              [&](const Window& x) { return x.producer == producer; });
+        const bool first = w == windows.end();
+        if (first) {
+          w = windows.insert(windows.end(), Window{producer, model.producer_bytes(edge),
+                                                   std::vector<double>(edge.dims.size(), 0),
+                                                   std::vector<double>(edge.dims.size(), 0), 0});
+        }
+        for (std::size_t k = 0; k < edge.dims.size(); ++k) {
+          const analysis::DimDependence& d =
+              edge.dims[k].unclamped ? *edge.dims[k].unclamped : edge.dims[k];
+          double lo = 0, hi = 0;
+          if (d.kind == analysis::DimDependenceKind::Aligned && d.consumer_dim >= 0) {
+            const std::size_t c =
+                static_cast<std::size_t>(a.common_dim[static_cast<std::size_t>(d.consumer_dim)]);
+            const double scale =
+                static_cast<double>(d.scale.num) / static_cast<double>(d.scale.den);
+            if (c == facts.inner) {
+              w->along_row = std::max(w->along_row, std::abs(scale));
+            } else {
+              const double x0 = scale * static_cast<double>(at[m][c].first),
+                           x1 = scale * static_cast<double>(at[m][c].second);
+              lo = std::floor(std::min(x0, x1) + static_cast<double>(d.min_offset.floor()));
+              hi = std::ceil(std::max(x0, x1) + static_cast<double>(d.max_offset.ceil()));
+            }
+          } else if (d.kind == analysis::DimDependenceKind::Constant) {
+            lo = static_cast<double>(d.min_offset.floor());
+            hi = static_cast<double>(d.max_offset.ceil());
+          }
+          w->lo[k] = first ? lo : std::min(w->lo[k], lo);
+          w->hi[k] = first ? hi : std::max(w->hi[k], hi);
+        }
+      });
+  for (const Window& w : windows) {
+    double rows = 1;
+    for (std::size_t k = 0; k < w.lo.size(); ++k)
+      rows *= w.hi[k] - w.lo[k] + 1;
+    bytes += rows * w.along_row * w.bytes;
   }
   return bytes;
 }

@@ -85,6 +85,18 @@ private:
 /// first reader's scale.
 double cached_bytes_per_point(const PipelineModel& model, const GroupFacts& facts);
 
+/// A tile's row window, per point of its rows (the innermost common
+/// dimension): the bytes of the rows its nests read at one row of the tile
+/// and read again at the next ones, a stencil's taps across its rows (in
+/// every dimension but the innermost). Per producer read in the group (a
+/// stored member read by another, or a live-in), the rows its reads span
+/// from a nest's point, through the members inlined into the nest, times
+/// its bytes along a common row; summed over the producers. unsharp's five
+/// input rows and one blurx row: 24 bytes a point. Times the tile's row
+/// length, what the L1 must hold for those rows to be read from it
+/// (MachineModel::l2_window_share).
+double row_window_bytes_per_point(const PipelineModel& model, const GroupFacts& facts);
+
 /// The bytes of all the group's cached stages over their whole domains.
 double cached_bytes_total(const PipelineModel& model, const GroupFacts& facts);
 

@@ -1,14 +1,16 @@
 // host_machine: MachineModel::host() and the figures that must be measured
-// (run_bandwidth, vector_gathers), measured once per machine and kept in the
-// cache directory, so that schedules and compile flags do not move with the
-// noise of a measurement.
+// (run_bandwidth, vector_gathers, l2_window_share), measured once per machine
+// and kept in the cache directory, so that schedules and compile flags do not
+// move with the noise of a measurement.
 //
 // The entry is <cache dir>/machine/<key>.json, the whole model; the key hashes
 // the CPU's model and flags and what MachineModel::host() read (cores, caches,
 // vectors), so a machine with other caches or another core count measures
-// again. An entry that does not load is measured again and rewritten.
+// again. An entry that does not load, or lacks a measured figure (written
+// before that figure was measured), is measured again and rewritten.
 #include "autoschedule/gather_probe.h"
 #include "autoschedule/run_bandwidth_probe.h"
+#include "autoschedule/window_probe.h"
 #include "runtime/jit_cache.h"
 #include "trapeze/error.h"
 #include "trapeze/runtime.h"
@@ -24,12 +26,18 @@ namespace trapeze {
 
 namespace {
 
+const char* const measured_what = "run bandwidth, gathers and L2 windows measured";
+
 std::optional<MachineModel> read_kept(const std::string& path, const MachineModel& base) {
   std::string text;
   if (!runtime::read_file(path, text)) return std::nullopt;
+  // Every measured figure, or the entry predates one: the built-in default
+  // would stand in for a measurement.
+  for (const char* measured : {"\"run_bandwidth\"", "\"vector_gathers\"", "\"l2_window_share\""})
+    if (text.find(measured) == std::string::npos) return std::nullopt;
   try {
     MachineModel m = MachineModel::from_json(text, base, path);
-    m.source = base.source + " + run bandwidth and gathers measured (" + path + ")";
+    m.source = base.source + " + " + measured_what + " (" + path + ")";
     return m;
   } catch (const Error&) {
     return std::nullopt; // damaged: measure again and overwrite it
@@ -76,7 +84,8 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   MachineModel m = base;
   m.run_bandwidth = autoschedule::measure_run_bandwidth(m.cores, m.l3_bytes);
   m.vector_gathers = autoschedule::measure_vector_gathers();
-  m.source = base.source + " + run bandwidth and gathers measured";
+  m.l2_window_share = autoschedule::measure_l2_window_share(m.l1_bytes, m.l2_bytes);
+  m.source = base.source + " + " + measured_what;
   // The whole model (what `trapeze machine --json` prints): its other
   // fields are the key's, so reading it back changes only what was measured.
   if (!path.empty() && runtime::write_atomically(path, m.to_json())) m.source += " (" + path + ")";

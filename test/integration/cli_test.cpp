@@ -228,7 +228,8 @@ TEST_F(Cli, AWholeMachineFileSchedulesWithoutLookingAtThisMachine) {
   std::ofstream(whole) << R"({"cores": 4, "l1_bytes": 49152, "l2_bytes": 1310720,
     "l3_bytes": 12582912, "cache_line_bytes": 64, "vector_bytes": 32, "ops_per_byte": 3.0,
     "run_bandwidth": [{"bytes": 512, "read": 0.5, "write": 0.6},
-                      {"bytes": 65536, "read": 1.0, "write": 1.0}], "vector_gathers": false})";
+                      {"bytes": 65536, "read": 1.0, "write": 1.0}], "vector_gathers": false,
+    "l2_window_share": 0.7})";
   std::ofstream(partial) << R"({"cores": 4})";
   const CliResult m = testing_support::run_cli(
       TRAPEZE_CLI_PATH, "machine --json --machine " + whole.string(), dir_, env);
@@ -238,6 +239,7 @@ TEST_F(Cli, AWholeMachineFileSchedulesWithoutLookingAtThisMachine) {
   ASSERT_EQ(j["run_bandwidth"].size(), 2u);
   EXPECT_EQ(j["run_bandwidth"][0]["write"], 0.6);
   EXPECT_EQ(j["vector_gathers"], false);
+  EXPECT_EQ(j["l2_window_share"], 0.7);
   EXPECT_EQ(j["source"], whole.string());
   const CliResult s = testing_support::run_cli(
       TRAPEZE_CLI_PATH, "schedule unsharp --machine " + whole.string(), dir_, env);

@@ -1440,6 +1440,12 @@ TEST(MachineModel, RunBandwidthInterpolatesAndRoundTrips) {
                                 {"bytes": 256, "read": 0.5, "write": 0.5}]})",
           "bytes must be positive and ascending, got 256 at entry 1");
   rejects(R"({"vector_gathers": 1})", "field 'vector_gathers' must be true or false, got 1");
+  EXPECT_EQ(back.l2_window_share, 1.0); // not measured: windows from the L2 no slower
+  m.l2_window_share = 0.7;
+  EXPECT_EQ(MachineModel::from_json(m.to_json(), MachineModel{}, "test").l2_window_share, 0.7);
+  rejects(R"({"l2_window_share": "fast"})", "field 'l2_window_share' must be a number");
+  rejects(R"({"l2_window_share": 0})", "l2_window_share must be in (0, 1], got 0");
+  rejects(R"({"l2_window_share": 1.5})", "l2_window_share must be in (0, 1], got 1.5");
 }
 
 TEST(TileMetrics, LiveDataIsPricedByItsRowRuns) {
@@ -1519,6 +1525,60 @@ TEST(CostComponents, SizeDifferenceCountsTheDimensionsTheTileCuts) {
   EXPECT_NEAR(difference({2, 325, 197, 4}), 2.0 / 13, 1e-12);
   // Cut in three dimensions, two of them equal: the mean over the three.
   EXPECT_NEAR(difference({2, 109, 99, 4}), 2.0 / 13 / 3, 1e-12);
+}
+
+TEST(TileMetrics, RowWindowCountsTheRowsReadAgainFromRowToRow) {
+  // unsharp's group: blurx reads five rows of the image (through its
+  // boundary condition, inlined), and the inlined blury reads blurx along
+  // the row; sharpen and mask read the image and blurx at their own point.
+  // Five image rows and one blurx row, four bytes a point each.
+  const Pipeline unsharp = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel unsharp_model(unsharp, {});
+  const autoschedule::GroupFacts unsharp_facts = unsharp_group(unsharp_model);
+  ASSERT_TRUE(unsharp_facts.ok) << unsharp_facts.why;
+  EXPECT_EQ(autoschedule::row_window_bytes_per_point(unsharp_model, unsharp_facts), 24);
+  // blur: blurx reads three image rows, blury one blurx row.
+  const Pipeline blur = apps::find_app("blur").build();
+  const autoschedule::PipelineModel blur_model(blur, {});
+  const autoschedule::GroupFacts blur_facts =
+      autoschedule::group_facts(blur_model, members_named(blur_model, {"blurx", "blury"}), true, 3);
+  ASSERT_TRUE(blur_facts.ok) << blur_facts.why;
+  EXPECT_EQ(autoschedule::row_window_bytes_per_point(blur_model, blur_facts), 16);
+}
+
+TEST(CpuCostModel, AStripWhoseRowWindowSpillsTheL1IsCutWhereTheL2ServesItSlowly) {
+  // unsharp's group on a core with a 48 KiB L1 and 2 MiB of L2: whole rows
+  // of 4256 points leave 100 KiB of rows to read again, more than 70% of
+  // the L1. Where the L2 serves them as fast (the built-in 1), a strip of
+  // whole rows; where at 0.65 of the L1's speed (the Intel guest), the
+  // strip's rows cut to InnerMostTileSize (512, evened out over 4256 to 9
+  // tiles of 480), its height the budget's.
+  const Pipeline p = apps::find_app("unsharp").build();
+  const autoschedule::PipelineModel model(p, {});
+  const std::vector<int> members =
+      members_named(model, {"img_constant_exterior", "blurx", "blury", "sharpen", "mask"});
+  MachineModel machine = two_cores_with_1_mib_l2();
+  machine.l1_bytes = 48 * 1024;
+  machine.l2_bytes = 2048 * 1024;
+  const autoschedule::GroupDecision fast =
+      autoschedule::CpuCostModel(model, {}, machine).evaluate(members);
+  ASSERT_TRUE(fast.valid) << fast.why_invalid;
+  EXPECT_EQ(fast.group.tile_sizes.back(), 4256);
+  machine.l2_window_share = 0.65;
+  const autoschedule::GroupDecision slow =
+      autoschedule::CpuCostModel(model, {}, machine).evaluate(members);
+  ASSERT_TRUE(slow.valid) << slow.why_invalid;
+  EXPECT_EQ(slow.group.tile_sizes.back(), 480);
+  EXPECT_LT(slow.group.tile_sizes[1], 4 * 52); // not grown into a tall tile
+  EXPECT_THAT(slow.group.reasons, Contains(HasSubstr("its rows cut")));
+  // On an L1 of 8 KiB, rows of 480 would still leave 11 KiB, more than 70%
+  // of it: cutting them would not bring the window into the L1, and the
+  // strip stays whole.
+  machine.l1_bytes = 8 * 1024;
+  const autoschedule::GroupDecision tiny =
+      autoschedule::CpuCostModel(model, {}, machine).evaluate(members);
+  ASSERT_TRUE(tiny.valid) << tiny.why_invalid;
+  EXPECT_THAT(tiny.group.reasons, Not(Contains(HasSubstr("its rows cut"))));
 }
 
 // Every app under every automatic scheduler: a valid schedule (auto_schedule

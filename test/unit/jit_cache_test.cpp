@@ -434,26 +434,42 @@ TEST(HostMachine, MeasuresItsRowRunsOnceAndKeepsThem) {
       << testing::PrintToString(kept);
   const std::string name = *std::find_if(kept.begin(), kept.end(),
                                          [](const std::string& f) { return f.ends_with(".json"); });
-  EXPECT_THAT(measured.source, HasSubstr("run bandwidth and gathers measured (" + first.str()));
+  EXPECT_THAT(measured.source,
+              HasSubstr("run bandwidth, gathers and L2 windows measured (" + first.str()));
   // The whole model is kept, the gathers' verdict with it.
   EXPECT_EQ(
       MachineModel::from_json(read_text(first.path() / "machine" / name), MachineModel{}, "kept")
           .vector_gathers,
       measured.vector_gathers);
   EXPECT_EQ(measured.cores, MachineModel::host().cores);
+  EXPECT_GT(measured.l2_window_share, 0);
+  EXPECT_LE(measured.l2_window_share, 1);
 
   // A kept entry is read, not measured.
   TempDir second;
   fs::create_directories(second.path() / "machine");
   std::ofstream(second.path() / "machine" / name)
       << R"({"run_bandwidth": [{"bytes": 300, "read": 0.25, "write": 0.35}],
-             "vector_gathers": false})";
+             "vector_gathers": false, "l2_window_share": 0.45})";
   options.cache_dir = second.str();
   const MachineModel read = host_machine(options);
   EXPECT_FALSE(read.vector_gathers);
   ASSERT_EQ(read.run_bandwidth.size(), 1u);
   EXPECT_EQ(read.run_bandwidth[0].bytes, 300);
   EXPECT_EQ(read.run_bandwidth[0].write, 0.35);
+  EXPECT_EQ(read.l2_window_share, 0.45);
+
+  // An entry kept before the L2 windows were measured is measured again:
+  // the built-in default would stand in for the measurement.
+  TempDir older;
+  fs::create_directories(older.path() / "machine");
+  std::ofstream(older.path() / "machine" / name)
+      << R"({"run_bandwidth": [{"bytes": 300, "read": 0.25, "write": 0.35}],
+             "vector_gathers": false})";
+  options.cache_dir = older.str();
+  const MachineModel remeasured = host_machine(options);
+  EXPECT_EQ(remeasured.run_bandwidth.size(), measured.run_bandwidth.size());
+  EXPECT_THAT(read_text(older.path() / "machine" / name), HasSubstr("\"l2_window_share\""));
 
   // A damaged entry is measured again and replaced; so is any entry asked
   // to be (`trapeze machine --measure`).
