@@ -23,8 +23,8 @@ void add_machine_command(CLI::App& root, int& exit_code) {
   auto o = std::make_shared<Options>();
   cmd->add_flag("--json", o->json, "Print it as JSON (what --machine FILE takes)");
   cmd->add_flag("--measure", o->measure,
-                "Measure the row runs' bandwidth again and keep it in the cache directory "
-                "(done once per machine otherwise)");
+                "Measure the row runs' bandwidth, the gathers and the row windows again and keep "
+                "them in the cache directory (done once per machine otherwise)");
   add_machine_options(*cmd, o->machine);
   cmd->callback([o, &exit_code] {
     if (o->measure) host_machine({}, true);

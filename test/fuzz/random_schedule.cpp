@@ -229,6 +229,10 @@ Schedule automatic_schedule(const RandomPipeline& rp, FuzzRng& rng, std::string&
     if (!v.is_float) o.estimates[name] = rng.chance(0.5) ? v.i : v.i * rng.uniform(1, 50);
   o.greedy_tile_sizes = {rng.uniform(1, 8), rng.uniform(1, 64)};
   o.greedy_overlap_threshold = rng.pick(std::vector<double>{0.2, 0.4, 0.5, 2.0});
+  // Row windows read back from the L2 as fast as from the L1, or slowly
+  // (strips of whole rows cut). Drawn last, so that a seed's draws above
+  // (its machine, options and estimates) stay what they were.
+  o.machine->l2_window_share = rng.pick(std::vector<double>{1.0, 0.5});
   return auto_schedule(rp.pipeline, o);
 }
 
