@@ -59,6 +59,11 @@ Outcome run_dp(const PipelineModel& model, const AutoScheduleOptions& options,
     out.notes.push_back(fmt::format(
         "bounded incremental DP (Alg. 5): group limits {} per round{}", fmt::join(r.rounds, ", "),
         r.least_first ? "; some rounds least-first (too many groupings to weigh all)" : ""));
+  if (r.refined_pairs > 0)
+    out.notes.push_back(fmt::format(
+        "after the rounds, {} pair{} of groups regrouped by the exact DP at a lower cost (the "
+        "rounds had coalesced their stages apart)",
+        r.refined_pairs, r.refined_pairs == 1 ? "" : "s"));
   return out;
 }
 

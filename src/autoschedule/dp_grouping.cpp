@@ -4,7 +4,9 @@
 #include "trapeze/error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 namespace trapeze::autoschedule {
@@ -102,7 +104,11 @@ public:
       seed_ = r;
       Bits start(done_.size(), 0);
       set(start, r);
-      grow(start, 1);
+      if (g_.is_alone(r)) {
+        out_.push_back({r});
+      } else {
+        grow(start, 1);
+      }
       if (least_first_) break; // only groups of the least unfinalized vertex
     }
     overflow = overflow_;
@@ -126,7 +132,7 @@ private:
       const int u = stack_.back();
       stack_.pop_back();
       if (test(out, u)) continue;
-      if (u < seed_) return false;
+      if (u < seed_ || g_.is_alone(u)) return false;
       set(out, u);
       if (++out_size > limit_ && limit_ > 0) return false;
       for (int p : g_.preds[static_cast<std::size_t>(u)])
@@ -380,6 +386,79 @@ DpResult dp_grouping(const VertexGraph& graph, const GroupCostFn& cost, int grou
   return walk(graph, &cost, group_limit, order, budget, groups);
 }
 
+namespace {
+
+// A pair's regrouping is given up past a tenth of a round's budget of
+// groups: the pairs whose regrouping paid on the apps (pyramid_blend's,
+// local_laplacian's, a W-cycle's) met 40-230 groups; the largest pairs meet
+// thousands, and their search would cost seconds.
+constexpr std::int64_t pair_budget_share = 10;
+
+// The stage graph with the groups of `partition` (stage sets) as vertices,
+// alone, except groups a and b, undone into their stages.
+VertexGraph with_pair_undone(const VertexGraph& stages,
+                             const std::vector<std::vector<int>>& partition, std::size_t a,
+                             std::size_t b) {
+  std::vector<std::vector<int>> parts;
+  std::vector<bool> kept(static_cast<std::size_t>(stages.size()), false);
+  for (std::size_t i = 0; i < partition.size(); ++i) {
+    if (i == a || i == b) {
+      for (int s : partition[i])
+        parts.push_back({s});
+      continue;
+    }
+    parts.push_back(partition[i]);
+    for (int s : partition[i])
+      kept[static_cast<std::size_t>(s)] = true;
+  }
+  VertexGraph g = coalesce(stages, parts);
+  g.alone.resize(static_cast<std::size_t>(g.size()));
+  for (std::size_t v = 0; v < g.alone.size(); ++v)
+    g.alone[v] = kept[static_cast<std::size_t>(g.stages[v].front())];
+  return g;
+}
+
+} // namespace
+
+void refine_pairs(const VertexGraph& stages, const GroupCostFn& cost, const DpBudget& budget,
+                  IncrementalResult& result) {
+  DpBudget pair_budget = budget;
+  pair_budget.new_groups = budget.new_groups / pair_budget_share;
+  // A pair is searched again only once one of its groups has changed.
+  std::set<std::pair<std::vector<int>, std::vector<int>>> tried;
+  for (bool improved = true; improved;) {
+    improved = false;
+    const std::vector<std::vector<int>>& groups = result.groups;
+    std::vector<std::size_t> group_of(static_cast<std::size_t>(stages.size()));
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      for (int s : groups[i])
+        group_of[static_cast<std::size_t>(s)] = i;
+    for (std::size_t a = 0; a < groups.size() && !improved; ++a) {
+      std::set<std::size_t> consumers; // the groups that read group a
+      for (int s : groups[a])
+        for (int c : stages.succs[static_cast<std::size_t>(s)])
+          if (group_of[static_cast<std::size_t>(c)] != a)
+            consumers.insert(group_of[static_cast<std::size_t>(c)]);
+      for (std::size_t b : consumers) {
+        if (!tried.insert({groups[a], groups[b]}).second) continue;
+        ReachedGroups met; // this pair's own budget
+        const VertexGraph g = with_pair_undone(stages, groups, a, b);
+        const DpResult r = dp_grouping(g, cost, 0, DpOrder::Exact, pair_budget, &met);
+        result.states += r.states;
+        result.candidates += r.candidates;
+        // The kept groups are costed in r.cost as they are in result.cost:
+        // the totals compare the pair's two groupings.
+        if (!r.complete || !(r.cost < result.cost - 1e-9 * std::abs(result.cost))) continue;
+        result.groups = coalesce(g, r.groups).stages;
+        result.cost = r.cost;
+        ++result.refined_pairs;
+        improved = true;
+        break;
+      }
+    }
+  }
+}
+
 IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,
                                  int initial_limit, int step, const DpBudget& budget) {
   IncrementalResult out;
@@ -447,6 +526,7 @@ IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& co
     }
   }
   out.groups = current.stages;
+  refine_pairs(graph, cost, budget, out);
   return out;
 }
 

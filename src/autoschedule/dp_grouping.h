@@ -42,7 +42,11 @@ namespace trapeze::autoschedule {
 struct VertexGraph {
   std::vector<std::vector<int>> stages;       ///< per vertex, sorted stage indices
   std::vector<std::vector<int>> preds, succs; ///< per vertex, sorted vertex indices
+  /// Per vertex, whether it stays a group by itself, joining no other (the
+  /// groups a refinement keeps as they are); empty: none does.
+  std::vector<bool> alone;
   int size() const { return static_cast<int>(stages.size()); }
+  bool is_alone(int v) const { return !alone.empty() && alone[static_cast<std::size_t>(v)]; }
 };
 
 /// One vertex per stage; `consumers[i]` are the consumers of stage i
@@ -109,7 +113,20 @@ struct IncrementalResult {
   std::vector<int> rounds; ///< the group limit of each round (0: none)
   std::int64_t states = 0, candidates = 0;
   bool least_first = false; ///< some round was too large for the exact order
+  int refined_pairs = 0;    ///< pairs of groups regrouped after the rounds (refine_pairs)
 };
+
+/// Alg. 5 coalesces each round's groups for good, so a stage that a bounded
+/// round grouped can never move to a group a later round forms, though the
+/// cheaper grouping may need it there (pyramid_blend: the finest level's
+/// up-sampling, which a round of 8 grouped with its down-sampling, belongs
+/// with the blend). After the rounds, each pair of groups one of which reads
+/// the other is undone into its stages and grouped again by the exact DP,
+/// the other groups kept whole (they stay alone), wherever that lowers the
+/// total, until no pair does. A pair's search is given up past a tenth of
+/// budget.new_groups. Never raises result.cost.
+void refine_pairs(const VertexGraph& stages, const GroupCostFn& cost, const DpBudget& budget,
+                  IncrementalResult& result);
 
 /// Alg. 5: rounds of dp_grouping, the first with `initial_limit` vertices a
 /// group (0: first Alg. 1 without a limit, and only if that exceeds the
@@ -119,7 +136,9 @@ struct IncrementalResult {
 /// is followed by that last round at once (the rounds of `step` after it
 /// would repeat it). A round that exceeds the budget runs again least-first,
 /// and if that does too, with half the limit; budget.new_groups counts, per
-/// attempt, the groups no earlier attempt met.
+/// attempt, the groups no earlier attempt met. After bounded rounds, the
+/// pairs are refined (refine_pairs); a first Alg. 1 that completes is exact
+/// and needs none.
 IncrementalResult incremental_dp(const VertexGraph& graph, const GroupCostFn& cost,
                                  int initial_limit, int step, const DpBudget& budget);
 

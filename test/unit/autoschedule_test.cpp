@@ -305,6 +305,68 @@ TEST(DpGrouping, ARoundThatMergesNothingIsFollowedByTheUnboundedRound) {
   EXPECT_DOUBLE_EQ(r.cost, 1.5);
 }
 
+// A vertex alone (a group a refinement keeps) joins no candidate: the chain
+// 0 -> 1 -> 2 whose whole is cheapest keeps 1 by itself, and so 0 and 2
+// apart too (together they would be a cycle through 1).
+TEST(DpGrouping, AVertexAloneJoinsNoGroup) {
+  VertexGraph g = autoschedule::stage_graph({{1}, {2}, {}});
+  g.alone = {false, true, false};
+  std::set<std::vector<int>> costed;
+  const autoschedule::GroupCostFn cost = [&](const std::vector<int>& s) {
+    costed.insert(s);
+    return s.size() == 3 ? 0.5 : static_cast<double>(s.size());
+  };
+  const autoschedule::DpResult r = autoschedule::dp_grouping(g, cost, 0);
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.groups, (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+  EXPECT_EQ(costed, (std::set<std::vector<int>>{{0}, {1}, {2}}));
+}
+
+// Alg. 5's rounds coalesce for good: on the chain 0 -> 1 -> 2 -> 3 a round of
+// two stages a group takes {0, 1} and {2, 3} (1.2, its cheapest), and no
+// later round can reach {0}, {1, 2, 3} (1.1), which needs stage 1 moved.
+// Refining the pair regroups it.
+TEST(DpGrouping, RefiningAPairRegroupsWhatTheRoundsCoalescedApart) {
+  const VertexGraph g = autoschedule::stage_graph({{1}, {2}, {3}, {}});
+  const autoschedule::GroupCostFn cost = [](const std::vector<int>& s) {
+    static const std::map<std::vector<int>, double> priced = {
+        {{0, 1}, 0.5}, {{2, 3}, 0.7}, {{1, 2}, 0.9}, {{1, 2, 3}, 0.1}};
+    const auto it = priced.find(s);
+    return it != priced.end() ? it->second : s.size() == 1 ? 1.0 : 10.0;
+  };
+  const autoschedule::IncrementalResult r = autoschedule::incremental_dp(g, cost, 2, 2, {});
+  EXPECT_EQ(r.rounds.front(), 2);
+  EXPECT_EQ(r.groups, (std::vector<std::vector<int>>{{0}, {1, 2, 3}}));
+  EXPECT_NEAR(r.cost, 1.1, 1e-12);
+  EXPECT_EQ(r.refined_pairs, 1);
+}
+
+// Refinement keeps every grouping valid, never raises the cost, and cannot
+// pass the exact DP's minimum.
+TEST(DpGrouping, RefinedRoundsStayValidAndNoDearerThanTheRounds) {
+  std::mt19937 rng(31);
+  int refined = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 6 + trial % 5;
+    const VertexGraph g = autoschedule::stage_graph(random_dag(n, rng));
+    const autoschedule::GroupCostFn cost = random_cost(static_cast<unsigned>(100 + trial));
+    autoschedule::IncrementalResult r = autoschedule::incremental_dp(g, cost, 2, 2, {});
+    EXPECT_TRUE(valid_grouping(g, r.groups)) << "trial " << trial;
+    double total = 0;
+    for (const std::vector<int>& group : r.groups)
+      total += cost(group);
+    EXPECT_NEAR(total, r.cost, 1e-9) << "trial " << trial;
+    EXPECT_GE(r.cost, autoschedule::dp_grouping(g, cost, 0).cost - 1e-9) << "trial " << trial;
+    refined += r.refined_pairs;
+    // Refining what the rounds found by hand does no worse.
+    autoschedule::IncrementalResult again = r;
+    autoschedule::refine_pairs(g, cost, {}, again);
+    EXPECT_LE(again.cost, r.cost + 1e-12) << "trial " << trial;
+    EXPECT_TRUE(valid_grouping(g, again.groups)) << "trial " << trial;
+  }
+  EXPECT_GT(refined, 0); // the random costs do lock some rounds in
+}
+
 TEST(DpGrouping, FallsBackWhenTheBudgetRunsOut) {
   std::mt19937 rng(12);
   const VertexGraph g = autoschedule::stage_graph(random_dag(9, rng));
