@@ -233,6 +233,10 @@ Schedule automatic_schedule(const RandomPipeline& rp, FuzzRng& rng, std::string&
   // (strips of whole rows cut). Drawn last, so that a seed's draws above
   // (its machine, options and estimates) stay what they were.
   o.machine->l2_window_share = rng.pick(std::vector<double>{1.0, 0.5});
+  // dp: now and then Alg. 5's bounded rounds (2 to 4 stages a group first)
+  // and the pairs refined after them, which the fuzzer's pipelines are too
+  // small to reach by default. Drawn last, as above.
+  if (rng.chance(0.3)) o.group_limit = static_cast<int>(rng.uniform(2, 4));
   return auto_schedule(rp.pipeline, o);
 }
 
