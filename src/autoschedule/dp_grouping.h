@@ -26,7 +26,8 @@
 //
 // Alg. 5 bounds the size of a group (group_limit vertices), then coalesces
 // the groups it found into single vertices and runs again with a larger
-// bound, until one bound covers the whole graph.
+// bound, until one bound covers the whole graph. As coalescing is for good,
+// refine_pairs then regroups pairs of the groups found by the exact DP.
 #pragma once
 
 #include <cstdint>
