@@ -125,7 +125,8 @@ struct IncrementalResult {
 /// the other is undone into its stages and grouped again by the exact DP,
 /// the other groups kept whole (they stay alone), wherever that lowers the
 /// total, until no pair does. A pair's search is given up past a tenth of
-/// budget.new_groups. Never raises result.cost.
+/// budget.new_groups, and the refinement stops once its pairs have met
+/// budget.new_groups groups in all. Never raises result.cost.
 void refine_pairs(const VertexGraph& stages, const GroupCostFn& cost, const DpBudget& budget,
                   IncrementalResult& result);
 

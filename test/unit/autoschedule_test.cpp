@@ -339,6 +339,18 @@ TEST(DpGrouping, RefiningAPairRegroupsWhatTheRoundsCoalescedApart) {
   EXPECT_EQ(r.groups, (std::vector<std::vector<int>>{{0}, {1, 2, 3}}));
   EXPECT_NEAR(r.cost, 1.1, 1e-12);
   EXPECT_EQ(r.refined_pairs, 1);
+  // Within a budget too small for the pair's search (a tenth of 10 groups),
+  // the rounds' grouping stays.
+  autoschedule::IncrementalResult rounds;
+  rounds.groups = {{0, 1}, {2, 3}};
+  rounds.cost = 1.2;
+  autoschedule::DpBudget small;
+  small.new_groups = 10;
+  autoschedule::refine_pairs(g, cost, small, rounds);
+  EXPECT_EQ(rounds.groups, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  EXPECT_EQ(rounds.refined_pairs, 0);
+  autoschedule::refine_pairs(g, cost, {}, rounds);
+  EXPECT_EQ(rounds.groups, r.groups);
 }
 
 // Refinement keeps every grouping valid, never raises the cost, and cannot
