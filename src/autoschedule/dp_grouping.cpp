@@ -432,18 +432,12 @@ void refine_pairs(const VertexGraph& stages, const GroupCostFn& cost, const DpBu
   std::set<std::pair<std::vector<int>, std::vector<int>>> tried;
   for (bool improved = true; improved;) {
     improved = false;
-    const std::vector<std::vector<int>>& groups = result.groups;
-    std::vector<std::size_t> group_of(static_cast<std::size_t>(stages.size()));
-    for (std::size_t i = 0; i < groups.size(); ++i)
-      for (int s : groups[i])
-        group_of[static_cast<std::size_t>(s)] = i;
+    // The groups as vertices: a vertex's successors are the groups that read it.
+    const VertexGraph grouped = coalesce(stages, result.groups);
+    const std::vector<std::vector<int>>& groups = grouped.stages;
     for (std::size_t a = 0; a < groups.size() && !improved; ++a) {
-      std::set<std::size_t> consumers; // the groups that read group a
-      for (int s : groups[a])
-        for (int c : stages.succs[static_cast<std::size_t>(s)])
-          if (group_of[static_cast<std::size_t>(c)] != a)
-            consumers.insert(group_of[static_cast<std::size_t>(c)]);
-      for (std::size_t b : consumers) {
+      for (int consumer : grouped.succs[a]) {
+        const std::size_t b = static_cast<std::size_t>(consumer);
         if (met_by_pairs >= budget.new_groups) return;
         if (!tried.insert({groups[a], groups[b]}).second) continue;
         ReachedGroups met; // this pair's own budget
