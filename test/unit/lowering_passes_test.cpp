@@ -187,6 +187,40 @@ TEST(Passes, PrefetchRowsFetchesTheLeadingRowsAhead) {
   EXPECT_THAT(ir, Not(HasSubstr("prefetch gain")));
 }
 
+// A row is fetched from where its innermost loop starts reading it, its
+// first 2 KiB at most (the hardware's stream prefetcher takes over within
+// them): from its low end up, or from its high end down where it is read
+// backwards; a row read both ways is fetched whole.
+TEST(Passes, PrefetchRowsFetchesTheStartOfEachRow) {
+  const std::string blur = blur_after("prefetch_rows", [](Schedule& s) {
+    s.groups[0].prefetch = {{"img", 1}};
+  });
+  EXPECT_THAT(blur, HasSubstr("for x_line in [0, min((blurx_y_hi - blurx_y_lo) / 16 + 1, 32)]:\n"
+                              "          prefetch img(x_ahead + 1, min(blurx_y_lo + int64(x_line) "
+                              "* 16, blurx_y_hi))"));
+
+  Param n("n");
+  Var x("x"), y("y");
+  Image img("img", ScalarType::Float64, {n, n});
+  const auto mirrored = [&](bool both_ways) {
+    Func flip("flip", ScalarType::Float64, {x, y}, {{0, n - 1}, {0, n - 1}});
+    flip.define(both_ways ? img(x, n - 1 - y) + img(x, y) : img(x, n - 1 - y));
+    Func out("out", ScalarType::Float64, {x, y}, {{0, n - 1}, {0, n - 1}});
+    out.define(flip(x, y) * 2.0);
+    const Pipeline p({out}, "mirrored");
+    Schedule s = apps::fuse_all_stages(p, {8, 1024}, 1, "test");
+    s.groups[0].prefetch = {{"img", 1}};
+    return explain_lowered(p, s, "prefetch_rows");
+  };
+  const std::string backwards = mirrored(false);
+  EXPECT_THAT(backwards, HasSubstr(", 32)]:\n"));
+  EXPECT_THAT(backwards, testing::ContainsRegex("prefetch img\\(x_ahead, max\\(-flip_y_lo \\+ "
+                                                "n - 1 - int64\\(x_line\\) \\* 8, "));
+  const std::string both_ways = mirrored(true);
+  EXPECT_THAT(both_ways, HasSubstr("prefetch img(x_ahead, min("));
+  EXPECT_THAT(both_ways, Not(HasSubstr(", 32)]:\n")));
+}
+
 TEST(Passes, FullBuffersAndHoisting) {
   EXPECT_THAT(blur_after("intra_tile_fusion"), Not(HasSubstr("allocate img")));
   const std::string ir = blur_after("full_buffers");
