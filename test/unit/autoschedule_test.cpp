@@ -1116,6 +1116,42 @@ TEST(CpuCostModel, AGrownTileGrowsOnWhileEq2PricesItLower) {
   EXPECT_LE(grown.cached_bytes - grown.live_in_read_back_bytes, 1.25 * choice.budget);
 }
 
+TEST(CpuCostModel, AGrownTileGrowsOnOnlyWhileItsDataFitTheCache) {
+  // The 2-D V-4-4-4's last group (the coarser level's last two smoothing
+  // steps, then interpolation and smoothing at the two finer levels: twelve
+  // stages) on a core with 2 MiB of L2: the budget's tile recomputes more
+  // than 15%; once it recomputes less, it grows on while eq. 2 prices it
+  // lower, but not past the cache with the live-ins it reads back (tiles of
+  // 114 x 824, 129% of the cache, ran 1.10-1.16x the time of this rule's on
+  // an Intel guest; docs/performance.md).
+  const Pipeline p = apps::find_app("mg_jacobi2d_v_444").build();
+  const autoschedule::PipelineModel model(p, {});
+  MachineModel machine = two_cores_with_1_mib_l2();
+  machine.l2_bytes = 2048 * 1024;
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  const std::vector<int> members = members_named(
+      model, {"w_jacobi_L1_25", "w_jacobi_L1_26", "interpolate_L2_27", "w_jacobi_L2_28",
+              "w_jacobi_L2_29", "w_jacobi_L2_30", "w_jacobi_L2_31", "interpolate_L3_32",
+              "w_jacobi_L3_33", "w_jacobi_L3_34", "w_jacobi_L3_35", "w_jacobi_L3_36"});
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(model, members, true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {false, false});
+  ASSERT_GT(choice.grown_from_overlap, 0.15);
+  const autoschedule::TileMetrics& grown = choice.tile;
+  EXPECT_LE(grown.overlap(), 0.15);
+  EXPECT_LE(grown.cached_bytes, static_cast<double>(machine.l2_bytes));
+  // A fifth more rows and columns: eq. 2 prices it lower still (where
+  // growing used to go on), but its data no longer fit.
+  const autoschedule::TileMetrics larger =
+      autoschedule::measure_tile(model, facts, {grown.tiles[0] * 6 / 5, grown.tiles[1] * 6 / 5});
+  const auto price = [&](const autoschedule::TileMetrics& t) {
+    return autoschedule::weighted(AutoScheduleOptions{}.weights,
+                                  autoschedule::cost_components(facts, t, machine));
+  };
+  EXPECT_LT(price(larger), price(grown));
+  EXPECT_GT(larger.cached_bytes, static_cast<double>(machine.l2_bytes));
+}
+
 TEST(CpuCostModel, AGroupAcrossScalesAlongTheRowsKeepsThemWhole) {
   // The first down-sampling step of interpolate's pyramid, from the
   // premultiplied image (Dx_1 halves its rows, D_1 its columns): its stored
