@@ -314,7 +314,7 @@ CpuCostModel::LevelChoice CpuCostModel::tiles_for_cache(const GroupFacts& facts,
   // pairs recompute 25% in the 9 x 9 x 257 tiles the budget buys; in 15 x 15
   // x 257 the cycles ran 3-10% faster. Past that, eq. 2 does not price the
   // re-reads, so it grows on only while they stay in the cache: the 2-D
-  // cycles' last groups, grown to 129% of it, ran 1.10-1.16x the time.
+  // cycles' last groups, grown to 129% of it, ran 1.09-1.16x the time.
   if (choice.tile.overlap() > strip_overlap_limit) {
     TileSizeRequest larger = request;
     larger.innermost = choice.tile.tiles[facts.inner];

@@ -1122,7 +1122,7 @@ TEST(CpuCostModel, AGrownTileGrowsOnOnlyWhileItsDataFitTheCache) {
   // stages) on a core with 2 MiB of L2: the budget's tile recomputes more
   // than 15%; once it recomputes less, it grows on while eq. 2 prices it
   // lower, but not past the cache with the live-ins it reads back (tiles of
-  // 114 x 824, 129% of the cache, ran 1.10-1.16x the time of this rule's on
+  // 114 x 824, 129% of the cache, ran 1.09-1.16x the time of this rule's on
   // an Intel guest; docs/performance.md).
   const Pipeline p = apps::find_app("mg_jacobi2d_v_444").build();
   const autoschedule::PipelineModel model(p, {});
