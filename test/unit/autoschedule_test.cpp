@@ -66,6 +66,13 @@ std::vector<int> members_named(const autoschedule::PipelineModel& model,
   return members;
 }
 
+// Eq. 2 at the default weights: what CpuCostModel::price makes of a tile.
+double eq2_price(const autoschedule::GroupFacts& facts, const autoschedule::TileMetrics& t,
+                 const MachineModel& machine) {
+  return autoschedule::weighted(AutoScheduleOptions{}.weights,
+                                autoschedule::cost_components(facts, t, machine));
+}
+
 // Alg. 3 on `members` (sorted), the last of them the one live-out, at 3
 // operations a byte: each member's reason by stage name ("" where stored).
 std::map<std::string, std::string> inline_reasons(const autoschedule::PipelineModel& model,
@@ -1102,17 +1109,13 @@ TEST(CpuCostModel, AGrownTileGrowsOnWhileEq2PricesItLower) {
   const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {true, false, false});
   ASSERT_GT(choice.grown_from_overlap, 0.15);
   const autoschedule::TileMetrics& grown = choice.tile;
-  const auto price = [&](const autoschedule::TileMetrics& t) {
-    return autoschedule::weighted(AutoScheduleOptions{}.weights,
-                                  autoschedule::cost_components(facts, t, machine));
-  };
   // A fifth fewer rows already recomputed at most 15%, where growing used
   // to stop; eq. 2 prices it higher than the tile chosen.
   std::vector<std::int64_t> fewer_rows = grown.tiles;
   fewer_rows[1] = fewer_rows[1] * 5 / 6;
   const autoschedule::TileMetrics smaller = autoschedule::measure_tile(model, facts, fewer_rows);
   EXPECT_LE(smaller.overlap(), 0.15);
-  EXPECT_GT(price(smaller), price(grown));
+  EXPECT_GT(eq2_price(facts, smaller, machine), eq2_price(facts, grown, machine));
   EXPECT_LE(grown.cached_bytes - grown.live_in_read_back_bytes, 1.25 * choice.budget);
 }
 
@@ -1144,11 +1147,7 @@ TEST(CpuCostModel, AGrownTileGrowsOnOnlyWhileItsDataFitTheCache) {
   // growing used to go on), but its data no longer fit.
   const autoschedule::TileMetrics larger =
       autoschedule::measure_tile(model, facts, {grown.tiles[0] * 6 / 5, grown.tiles[1] * 6 / 5});
-  const auto price = [&](const autoschedule::TileMetrics& t) {
-    return autoschedule::weighted(AutoScheduleOptions{}.weights,
-                                  autoschedule::cost_components(facts, t, machine));
-  };
-  EXPECT_LT(price(larger), price(grown));
+  EXPECT_LT(eq2_price(facts, larger, machine), eq2_price(facts, grown, machine));
   EXPECT_GT(larger.cached_bytes, static_cast<double>(machine.l2_bytes));
 }
 
