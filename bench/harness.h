@@ -44,6 +44,10 @@ struct BenchOptions {
   std::vector<std::string> apps; ///< empty: every app
   /// "naive", "manual", "dp", "greedy", "halide-greedy"
   std::vector<std::string> schedulers;
+  /// Schedule JSON files (docs/schedule.md) of the one app selected, each
+  /// timed after the schedulers as "trapeze <path>": an edited schedule
+  /// against the scheduler it came from, interleaved and checked.
+  std::vector<std::string> schedule_files;
   std::vector<std::string> peers; ///< "halide", "opencv"
   int threads = 2;
   int reps = 15;

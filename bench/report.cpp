@@ -99,10 +99,14 @@ std::string format_table(const BenchReport& r) {
   if (!means.empty()) {
     out += fmt::format("\ngeometric mean over the apps\n  {:<{}} {:>11} {:>19}  {}\n", "variant", w,
                        "vs fastest", "speedup over naive", "apps");
-    for (const auto& [name, g] : means)
-      out += fmt::format(
-          "  {:<{}} {:>10.2f}x {:>18.2f}x  {}\n", name, w, std::exp(g.log_vs_fastest / g.apps),
-          g.apps_with_naive ? std::exp(g.log_speedup / g.apps_with_naive) : 0.0, g.apps);
+    for (const auto& [name, g] : means) {
+      // No naive row to divide by (`--schedulers` without naive): a dash, not 0.00x.
+      const std::string speedup =
+          g.apps_with_naive ? fmt::format("{:.2f}x", std::exp(g.log_speedup / g.apps_with_naive))
+                            : "-";
+      out += fmt::format("  {:<{}} {:>10.2f}x {:>19}  {}\n", name, w,
+                         std::exp(g.log_vs_fastest / g.apps), speedup, g.apps);
+    }
   }
   return out;
 }
@@ -143,7 +147,8 @@ std::string format_json(const BenchReport& r) {
   for (const auto& [name, g] : geometric_means(r))
     geo[name] = {{"vs_fastest", std::exp(g.log_vs_fastest / g.apps)},
                  {"speedup_over_naive",
-                  g.apps_with_naive ? std::exp(g.log_speedup / g.apps_with_naive) : 0.0},
+                  g.apps_with_naive ? nlohmann::json(std::exp(g.log_speedup / g.apps_with_naive))
+                                    : nlohmann::json(nullptr)},
                  {"apps", g.apps}};
   j["geometric_mean"] = geo;
   return j.dump(2);

@@ -4,6 +4,9 @@
 #include "harness.h"
 #include "peers.h"
 #include "trapeze/autotune.h"
+#include "trapeze/schedule.h"
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
@@ -51,10 +54,6 @@ BenchReport run_bench(const BenchOptions& options) {
   BenchReport report;
   report.options = options;
   report.date = utc_date();
-  std::fprintf(stderr, "measuring copy bandwidth (%d threads)...\n", options.threads);
-  report.copy_bandwidth_gbs = measure_copy_bandwidth(options.threads);
-  const BackgroundLoad load(options.load);
-
   std::vector<const apps::App*> selected;
   if (options.apps.empty()) {
     for (const apps::App& a : apps::all_apps())
@@ -63,6 +62,15 @@ BenchReport run_bench(const BenchOptions& options) {
     for (const std::string& name : options.apps)
       selected.push_back(&apps::find_app(name));
   }
+  // A schedule names one pipeline's stages.
+  if (!options.schedule_files.empty() && selected.size() != 1)
+    throw Error(fmt::format("--schedule: a schedule file is made for one pipeline; name the one "
+                            "app to time it on ({} selected)",
+                            selected.size()));
+  std::fprintf(stderr, "measuring copy bandwidth (%d threads)...\n", options.threads);
+  report.copy_bandwidth_gbs = measure_copy_bandwidth(options.threads);
+  const BackgroundLoad load(options.load);
+
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const apps::App& app = *selected[i];
     AppResult result;
@@ -106,6 +114,9 @@ BenchReport run_bench(const BenchOptions& options) {
                     "' (known: naive, manual, dp, greedy, halide-greedy, autotune)");
       }
     }
+    for (const std::string& file : options.schedule_files)
+      variants.push_back(trapeze_variant("trapeze " + file, compile(p, Schedule::load(file)), p,
+                                         bound, inputs, options.threads));
     for (const std::string& peer : options.peers) {
       const PeerContext ctx{app, p, bound, inputs, options.threads};
       for (Variant& v : peer_variants(peer, ctx, result.skipped))

@@ -38,6 +38,10 @@ void add_bench_command(CLI::App& root, int& exit_code) {
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::IsMember({"naive", "manual", "dp", "greedy", "halide-greedy", "autotune"}));
+  cmd->add_option("--schedule", o->bench.schedule_files,
+                  "A schedule JSON file of the one app named (see docs/schedule.md), timed after "
+                  "the schedulers as 'trapeze FILE' (repeatable)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--peers", o->bench.peers, "Peers: halide, opencv")
       ->delimiter(',')
       ->check(CLI::IsMember({"halide", "opencv"}));

@@ -439,6 +439,39 @@ TEST_F(Cli, BenchSmokeRunOnOneSmallApp) {
   EXPECT_EQ(run("bench blur --small --reps 2 --schedulers fancy").exit_code, 2); // a bad argument
 }
 
+// A schedule file, saved and edited, timed against the scheduler it came
+// from: its own row, checked; without a naive row the speedups are a dash.
+TEST_F(Cli, BenchTimesAScheduleFileBesideTheSchedulers) {
+  const CliResult saved = run("schedule blur --scheduler greedy");
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  auto edited = nlohmann::json::parse(saved.out);
+  edited["groups"][0]["tile_sizes"] = nlohmann::json::array({16, 64});
+  const fs::path file = dir_ / "edited.json", json = dir_ / "ab.json";
+  std::ofstream(file) << edited.dump();
+  const CliResult r = run("bench blur --small --reps 2 --schedulers dp --schedule " +
+                          file.string() + " --json " + json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("trapeze " + file.string()));
+  const auto j = nlohmann::json::parse(read_file(json));
+  const auto& variants = j["apps"][0]["variants"];
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(variants[0]["name"], "trapeze dp");
+  EXPECT_EQ(variants[1]["name"], "trapeze " + file.string());
+  EXPECT_EQ(variants[1]["check"], "ok");
+  EXPECT_EQ(variants[1]["times_ms"].size(), 2u);
+  EXPECT_TRUE(j["geometric_mean"]["trapeze dp"]["speedup_over_naive"].is_null());
+  EXPECT_THAT(r.out, testing::ContainsRegex("trapeze dp +1\\.[0-9]+x +- +1"));
+
+  // A schedule is one pipeline's: two apps, or a file of another app, fail clearly.
+  const CliResult two = run("bench blur harris --small --reps 1 --schedule " + file.string());
+  EXPECT_EQ(two.exit_code, 1);
+  EXPECT_THAT(two.err, HasSubstr("a schedule file is made for one pipeline; name the one app to "
+                                 "time it on (2 selected)"));
+  const CliResult other = run("bench harris --small --reps 1 --schedule " + file.string());
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_THAT(other.err, HasSubstr("blurx"));
+}
+
 TEST_F(Cli, BenchUnderLoadSaysSo) {
   const fs::path json = dir_ / "loaded.json";
   const CliResult r =
