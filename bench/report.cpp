@@ -20,11 +20,41 @@ std::string params_text(const ParamValues& params) {
   return s;
 }
 
-double fastest_median(const AppResult& a) {
-  double best = 0;
+const VariantResult* fastest_variant(const AppResult& a) {
+  const VariantResult* best = nullptr;
   for (const VariantResult& v : a.variants)
-    if (best == 0 || v.median_ms < best) best = v.median_ms;
+    if (!best || v.median_ms < best->median_ms) best = &v;
   return best;
+}
+
+double fastest_median(const AppResult& a) {
+  const VariantResult* fastest = fastest_variant(a);
+  return fastest ? fastest->median_ms : 0;
+}
+
+// A variant against the fastest, repetition by repetition: the variants ran
+// interleaved, so a repetition's times ran moments apart, and their ratio
+// cancels the drift of a shared machine's speed that the medians keep.
+struct Paired {
+  double median_ratio = 1; ///< the median over repetitions of time / fastest's time
+  int faster = 0;          ///< repetitions where it ran faster than the fastest
+  int reps = 0;
+};
+
+Paired paired_with_fastest(const AppResult& a, const VariantResult& v) {
+  Paired p;
+  const VariantResult* fastest = fastest_variant(a);
+  if (!fastest || fastest->times_ms.size() != v.times_ms.size() || v.times_ms.empty()) return p;
+  std::vector<double> ratios;
+  for (std::size_t k = 0; k < v.times_ms.size(); ++k) {
+    ratios.push_back(v.times_ms[k] / fastest->times_ms[k]);
+    if (v.times_ms[k] < fastest->times_ms[k]) ++p.faster;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const std::size_t n = ratios.size();
+  p.median_ratio = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+  p.reps = static_cast<int>(n);
+  return p;
 }
 
 const VariantResult* find_variant(const AppResult& a, const std::string& name) {
@@ -81,15 +111,21 @@ std::string format_table(const BenchReport& r) {
   for (const AppResult& a : r.apps) {
     const double fastest = fastest_median(a);
     out += fmt::format("\n{}  ({})\n", a.app, params_text(a.params));
-    out += fmt::format("  {:<{}} {:>10} {:>10} {:>11} {:>9}  {}\n", "variant", w, "median ms",
-                       "min ms", "vs fastest", "vs floor", "check");
-    for (const VariantResult& v : a.variants)
-      out += fmt::format("  {:<{}} {:>10.2f} {:>10.2f} {:>10.2f}x {:>8.2f}x  {}\n", v.name, w,
-                         v.median_ms, v.min_ms, v.median_ms / fastest, v.median_ms / a.floor_ms,
-                         v.check);
-    out += fmt::format("  {:<{}} {:>10.2f} {:>10} {:>11} {:>9}  ({:.1f} MB read + written)\n",
-                       "memory floor", w, a.floor_ms, "", "", "",
-                       static_cast<double>(a.floor_bytes) / 1e6);
+    out += fmt::format("  {:<{}} {:>10} {:>10} {:>11} {:>13} {:>9}  {}\n", "variant", w,
+                       "median ms", "min ms", "vs fastest", "paired", "vs floor", "check");
+    for (const VariantResult& v : a.variants) {
+      const Paired paired = paired_with_fastest(a, v);
+      const std::string paired_text =
+          &v == fastest_variant(a)
+              ? "-"
+              : fmt::format("{:.2f}x {}/{}", paired.median_ratio, paired.faster, paired.reps);
+      out += fmt::format("  {:<{}} {:>10.2f} {:>10.2f} {:>10.2f}x {:>13} {:>8.2f}x  {}\n", v.name,
+                         w, v.median_ms, v.min_ms, v.median_ms / fastest, paired_text,
+                         v.median_ms / a.floor_ms, v.check);
+    }
+    out += fmt::format(
+        "  {:<{}} {:>10.2f} {:>10} {:>11} {:>13} {:>9}  ({:.1f} MB read + written)\n",
+        "memory floor", w, a.floor_ms, "", "", "", "", static_cast<double>(a.floor_bytes) / 1e6);
     for (const std::string& s : a.notes)
       out += "  note: " + s + "\n";
     for (const std::string& s : a.skipped)
@@ -131,11 +167,14 @@ std::string format_json(const BenchReport& r) {
     const double fastest = fastest_median(a);
     ja["variants"] = nlohmann::json::array();
     for (const VariantResult& v : a.variants) {
+      const Paired paired = paired_with_fastest(a, v);
       ja["variants"].push_back({{"name", v.name},
                                 {"median_ms", v.median_ms},
                                 {"min_ms", v.min_ms},
                                 {"times_ms", v.times_ms},
                                 {"vs_fastest", v.median_ms / fastest},
+                                {"paired_vs_fastest", paired.median_ratio},
+                                {"reps_faster_than_fastest", paired.faster},
                                 {"vs_floor", v.median_ms / a.floor_ms},
                                 {"check", v.check}});
     }
@@ -155,16 +194,17 @@ std::string format_json(const BenchReport& r) {
 }
 
 std::string format_csv(const BenchReport& r) {
-  std::string out = "app,variant,median_ms,min_ms,vs_fastest,vs_floor,floor_ms,check\n";
+  std::string out =
+      "app,variant,median_ms,min_ms,vs_fastest,vs_floor,floor_ms,check,paired_vs_fastest\n";
   for (const AppResult& a : r.apps) {
     const double fastest = fastest_median(a);
     for (const VariantResult& v : a.variants) {
       std::string check = v.check;
       std::replace(check.begin(), check.end(), ',', ';');
       std::replace(check.begin(), check.end(), '"', '\'');
-      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},\"{}\"\n", a.app, v.name,
+      out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},\"{}\",{:.4f}\n", a.app, v.name,
                          v.median_ms, v.min_ms, v.median_ms / fastest, v.median_ms / a.floor_ms,
-                         a.floor_ms, check);
+                         a.floor_ms, check, paired_with_fastest(a, v).median_ratio);
     }
   }
   return out;

@@ -229,6 +229,41 @@ TEST(BenchPeers, NotesArePrintedUnderTheirAppsTableAndInTheJson) {
             nlohmann::json::array({"halide adams2019: timed at Halide's fixed size"}));
 }
 
+// Each variant against the fastest (by median) repetition by repetition: the
+// median of the ratios of times that ran moments apart, and how many
+// repetitions it won, in the table, the JSON and the CSV.
+TEST(BenchPeers, VariantsAreComparedWithTheFastestRepetitionByRepetition) {
+  bench::BenchReport report;
+  bench::AppResult app;
+  app.app = "blur";
+  app.floor_ms = 1;
+  const auto row = [](const std::string& name, std::vector<double> times) {
+    bench::VariantResult v;
+    v.name = name;
+    v.times_ms = std::move(times);
+    std::vector<double> sorted = v.times_ms;
+    std::sort(sorted.begin(), sorted.end());
+    v.median_ms = sorted[sorted.size() / 2];
+    v.min_ms = sorted.front();
+    v.check = "ok";
+    return v;
+  };
+  // b is slower by its median (12 against 10, 1.20x) but faster in the
+  // repetition where the machine was slow for both: paired, 1.10x, 1 of 3 won.
+  app.variants = {row("trapeze a", {10, 20, 10}), row("trapeze b", {11, 18, 12})};
+  report.apps.push_back(app);
+  const std::string table = bench::format_table(report);
+  EXPECT_THAT(table, testing::ContainsRegex("trapeze a .* 1\\.00x +- +"));
+  EXPECT_THAT(table, testing::ContainsRegex("trapeze b .* 1\\.20x +1\\.10x 1/3 +"));
+  const auto j = nlohmann::json::parse(bench::format_json(report));
+  const auto& b = j.at("apps").at(0).at("variants").at(1);
+  EXPECT_DOUBLE_EQ(b.at("paired_vs_fastest").get<double>(), 1.1);
+  EXPECT_EQ(b.at("reps_faster_than_fastest"), 1);
+  EXPECT_EQ(j.at("apps").at(0).at("variants").at(0).at("paired_vs_fastest"), 1.0);
+  EXPECT_THAT(bench::format_csv(report), HasSubstr("blur,trapeze b,12.0000,11.0000,1.2000,"));
+  EXPECT_THAT(bench::format_csv(report), HasSubstr(",\"ok\",1.1000\n"));
+}
+
 TEST(BenchPeers, PeerAppsAreThoseThisBuildHas) {
 #ifdef TRAPEZE_TEST_HAVE_OPENCV
   EXPECT_EQ(bench::peer_apps("opencv"), (std::vector<std::string>{"blur", "harris", "unsharp"}));
