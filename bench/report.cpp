@@ -41,14 +41,13 @@ struct Paired {
   int reps = 0;
 };
 
-Paired paired_with_fastest(const AppResult& a, const VariantResult& v) {
+Paired paired_with(const VariantResult& v, const VariantResult& fastest) {
   Paired p;
-  const VariantResult* fastest = fastest_variant(a);
-  if (!fastest || fastest->times_ms.size() != v.times_ms.size() || v.times_ms.empty()) return p;
+  if (fastest.times_ms.size() != v.times_ms.size() || v.times_ms.empty()) return p;
   std::vector<double> ratios;
   for (std::size_t k = 0; k < v.times_ms.size(); ++k) {
-    ratios.push_back(v.times_ms[k] / fastest->times_ms[k]);
-    if (v.times_ms[k] < fastest->times_ms[k]) ++p.faster;
+    ratios.push_back(v.times_ms[k] / fastest.times_ms[k]);
+    if (v.times_ms[k] < fastest.times_ms[k]) ++p.faster;
   }
   std::sort(ratios.begin(), ratios.end());
   const std::size_t n = ratios.size();
@@ -109,14 +108,15 @@ std::string format_table(const BenchReport& r) {
     out += fmt::format("under load: {} busy background thread{} while every variant ran\n",
                        r.options.load, r.options.load == 1 ? "" : "s");
   for (const AppResult& a : r.apps) {
+    const VariantResult* fastest_row = fastest_variant(a);
     const double fastest = fastest_median(a);
     out += fmt::format("\n{}  ({})\n", a.app, params_text(a.params));
     out += fmt::format("  {:<{}} {:>10} {:>10} {:>11} {:>13} {:>9}  {}\n", "variant", w,
                        "median ms", "min ms", "vs fastest", "paired", "vs floor", "check");
     for (const VariantResult& v : a.variants) {
-      const Paired paired = paired_with_fastest(a, v);
+      const Paired paired = paired_with(v, *fastest_row);
       const std::string paired_text =
-          &v == fastest_variant(a)
+          &v == fastest_row
               ? "-"
               : fmt::format("{:.2f}x {}/{}", paired.median_ratio, paired.faster, paired.reps);
       out += fmt::format("  {:<{}} {:>10.2f} {:>10.2f} {:>10.2f}x {:>13} {:>8.2f}x  {}\n", v.name,
@@ -164,10 +164,11 @@ std::string format_json(const BenchReport& r) {
     ja["params"] = params;
     ja["floor_bytes"] = a.floor_bytes;
     ja["floor_ms"] = a.floor_ms;
+    const VariantResult* fastest_row = fastest_variant(a);
     const double fastest = fastest_median(a);
     ja["variants"] = nlohmann::json::array();
     for (const VariantResult& v : a.variants) {
-      const Paired paired = paired_with_fastest(a, v);
+      const Paired paired = paired_with(v, *fastest_row);
       ja["variants"].push_back({{"name", v.name},
                                 {"median_ms", v.median_ms},
                                 {"min_ms", v.min_ms},
@@ -197,6 +198,7 @@ std::string format_csv(const BenchReport& r) {
   std::string out =
       "app,variant,median_ms,min_ms,vs_fastest,vs_floor,floor_ms,check,paired_vs_fastest\n";
   for (const AppResult& a : r.apps) {
+    const VariantResult* fastest_row = fastest_variant(a);
     const double fastest = fastest_median(a);
     for (const VariantResult& v : a.variants) {
       std::string check = v.check;
@@ -204,7 +206,7 @@ std::string format_csv(const BenchReport& r) {
       std::replace(check.begin(), check.end(), '"', '\'');
       out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},\"{}\",{:.4f}\n", a.app, v.name,
                          v.median_ms, v.min_ms, v.median_ms / fastest, v.median_ms / a.floor_ms,
-                         a.floor_ms, check, paired_with_fastest(a, v).median_ratio);
+                         a.floor_ms, check, paired_with(v, *fastest_row).median_ratio);
     }
   }
   return out;

@@ -67,6 +67,10 @@ BenchReport run_bench(const BenchOptions& options) {
     throw Error(fmt::format("--schedule: a schedule file is made for one pipeline; name the one "
                             "app to time it on ({} selected)",
                             selected.size()));
+  // Read before anything is timed, so that a file that does not parse fails at once.
+  std::vector<Schedule> schedule_files;
+  for (const std::string& file : options.schedule_files)
+    schedule_files.push_back(Schedule::load(file));
   std::fprintf(stderr, "measuring copy bandwidth (%d threads)...\n", options.threads);
   report.copy_bandwidth_gbs = measure_copy_bandwidth(options.threads);
   const BackgroundLoad load(options.load);
@@ -114,9 +118,10 @@ BenchReport run_bench(const BenchOptions& options) {
                     "' (known: naive, manual, dp, greedy, halide-greedy, autotune)");
       }
     }
-    for (const std::string& file : options.schedule_files)
-      variants.push_back(trapeze_variant("trapeze " + file, compile(p, Schedule::load(file)), p,
-                                         bound, inputs, options.threads));
+    for (std::size_t f = 0; f < schedule_files.size(); ++f)
+      variants.push_back(trapeze_variant("trapeze " + options.schedule_files[f],
+                                         compile(p, schedule_files[f]), p, bound, inputs,
+                                         options.threads));
     for (const std::string& peer : options.peers) {
       const PeerContext ctx{app, p, bound, inputs, options.threads};
       for (Variant& v : peer_variants(peer, ctx, result.skipped))
