@@ -82,6 +82,10 @@ public:
     /// machine reads it from the L2 markedly slower
     /// (MachineModel::l2_window_share).
     bool strip_rows_cut = false;
+    /// Where the tile spans the innermost dimension whole and, because eq. 2
+    /// prices its whole runs in memory lower, the next dimension out as well:
+    /// that dimension (else -1).
+    int runs_across_rows = -1;
   };
   /// Alg. 2's CostForCacheSize: the tiles for a cache of `cache_bytes`, the
   /// dimensions marked in `whole` spanned whole.

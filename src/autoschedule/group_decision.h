@@ -38,7 +38,7 @@ double work_share(const PipelineModel& model, const GroupFacts& facts);
 
 /// How many outermost tile loops to collapse and run in parallel: the fewest
 /// whose tiles number at least 4 per core (dynamic scheduling then balances),
-/// else all.
+/// else all up to the last that has more than one tile.
 int parallel_tile_dims(const TileMetrics& tile, int cores);
 
 /// A decision for a valid group: tiled by `tiles` (inner tiles `inner`, may

@@ -1208,6 +1208,77 @@ TEST(CpuCostModel, AGroupAcrossScalesAlongTheRowsKeepsThemWhole) {
   EXPECT_THAT(smoothing.group.reasons, Not(Contains(HasSubstr("rows whole"))));
 }
 
+TEST(CpuCostModel, ATileWholeInAShortInnermostDimensionSpansTheNextOneWhereRunsPay) {
+  // bilateral_grid's histogram fused with its blur along the 11 intensity
+  // bins (the innermost dimension, whole in any tile; the two channels
+  // whole, as dp keeps them): a tile's runs in memory end where it cuts the
+  // grid's columns (Y). Where short runs stream slower, the tile spans Y
+  // whole as well, priced lower by eq. 2 than a tile of the same volume
+  // with Y cut.
+  const Pipeline p = apps::find_app("bilateral_grid").build();
+  const autoschedule::PipelineModel model(p, {});
+  MachineModel machine = two_cores_with_1_mib_l2();
+  machine.run_bandwidth = {{256, 0.5, 0.6}, {4096, 0.85, 0.95}, {65536, 1.0, 1.0}};
+  const autoschedule::CpuCostModel cpu(model, {}, machine);
+  const autoschedule::GroupFacts facts = autoschedule::group_facts(
+      model, members_named(model, {"input_repeat_edge", "grid", "blurz"}), true, 3);
+  ASSERT_TRUE(facts.ok) << facts.why;
+  ASSERT_EQ(facts.space.size(), 4u);
+  ASSERT_EQ(facts.inner, 3u);
+  const auto choice = cpu.tiles_for_cache(facts, machine.l2_bytes, {true, false, false, false});
+  EXPECT_EQ(choice.runs_across_rows, 2);
+  const std::vector<std::int64_t>& tiles = choice.tile.tiles;
+  EXPECT_EQ(tiles[3], facts.space[3]);
+  EXPECT_EQ(tiles[2], facts.space[2]);
+  EXPECT_LT(tiles[1], facts.space[1]);
+  std::vector<std::int64_t> cut = tiles;
+  cut[1] = cut[2] = std::llround(std::sqrt(static_cast<double>(tiles[1] * tiles[2])));
+  EXPECT_LT(eq2_price(facts, choice.tile, machine),
+            eq2_price(facts, autoschedule::measure_tile(model, facts, cut), machine));
+  EXPECT_THAT(cpu.evaluate(facts.members).group.reasons,
+              Contains(HasSubstr("dimension 2 whole as well (197 points)")));
+
+  // A long innermost dimension keeps the next one cut: the 3-D V-cycle's
+  // smoothing at its second level (65 points a row) in tiles, not planes,
+  // on the Intel guest (2 MiB of L2, its row runs measured), where eq. 2
+  // prices the planes lower.
+  const Pipeline cycle = apps::find_app("mg_jacobi3d_v_1000").build();
+  const autoschedule::PipelineModel cycle_model(cycle, {});
+  MachineModel intel = machine;
+  intel.l1_bytes = 48 * 1024;
+  intel.l2_bytes = 2048 * 1024;
+  intel.run_bandwidth = {{256, 0.5, 0.6},    {512, 0.65, 0.7},  {1024, 0.75, 0.9}, {2048, 0.8, 0.9},
+                         {4096, 0.85, 0.95}, {8192, 0.9, 0.95}, {65536, 1.0, 1.0}};
+  const autoschedule::CpuCostModel cycle_cpu(cycle_model, {}, intel);
+  const autoschedule::GroupFacts smoothing =
+      autoschedule::group_facts(cycle_model,
+                                members_named(cycle_model, {"w_jacobi_L1_30", "w_jacobi_L1_31",
+                                                            "w_jacobi_L1_32", "w_jacobi_L1_33"}),
+                                true, 3);
+  ASSERT_TRUE(smoothing.ok) << smoothing.why;
+  const auto planes = cycle_cpu.tiles_for_cache(smoothing, intel.l2_bytes, {false, false, false});
+  EXPECT_EQ(planes.runs_across_rows, -1);
+  EXPECT_LT(planes.tile.tiles[1], smoothing.space[1]);
+}
+
+TEST(GroupDecision, TileLoopsOfOneTileAreNotCollapsed) {
+  // The fewest outermost loops with four tiles a core; else every loop up
+  // to the last with more than one tile (bilateral_grid's blur in 2 x 2 x 1
+  // x 1 tiles runs its two parallel loops, not four).
+  const auto dims = [](std::vector<double> counts, int cores) {
+    autoschedule::TileMetrics t;
+    t.tile_counts = std::move(counts);
+    return autoschedule::parallel_tile_dims(t, cores);
+  };
+  EXPECT_EQ(dims({2, 2, 1, 1}, 2), 2);
+  EXPECT_EQ(dims({1, 8, 1}, 2), 2);
+  EXPECT_EQ(dims({3, 1, 1}, 2), 1);
+  EXPECT_EQ(dims({1, 1, 1}, 2), 1);
+  EXPECT_EQ(dims({20, 3}, 2), 1);
+  EXPECT_EQ(dims({2, 3, 4}, 2), 3);
+  EXPECT_EQ(dims({2, 3, 4}, 1), 2);
+}
+
 TEST(TileMetrics, AHistogramTileReadsItsCellsPixels) {
   // The bilateral grid's histogram reads input_repeat_edge(8 X - 4 + rx,
   // 8 Y - 4 + ry), X and Y reduction variables that its cells follow: a
