@@ -107,15 +107,11 @@ bool chains_read_back_buffers(const PipelineModel& model, const GroupFacts& fact
 // The common dimension next out from the innermost in memory: where most
 // stored members have their second-to-last dimension (none: common_dims()).
 std::size_t next_out_dimension(const GroupFacts& facts) {
-  const plan::GroupGeometry& g = facts.geometry;
-  const std::size_t dims = g.common_dims();
-  std::vector<int> count(dims, 0);
-  for (std::size_t m = 0; m < facts.members.size(); ++m) {
-    const int next = g.stages[m]->dimensions() - 2;
-    if (!facts.stored(m) || next < 0) continue;
-    for (std::size_t c = 0; c < dims; ++c)
-      if (g.stage_dim[m][c] == next) ++count[c];
-  }
+  std::vector<bool> stored(facts.members.size());
+  for (std::size_t m = 0; m < stored.size(); ++m)
+    stored[m] = facts.stored(m);
+  const std::vector<int> count = dimension_votes(facts.geometry, 1, stored);
+  const std::size_t dims = count.size();
   std::size_t best = dims;
   for (std::size_t c = 0; c < dims; ++c)
     if (c != facts.inner && count[c] > 0 && (best == dims || count[c] > count[best])) best = c;

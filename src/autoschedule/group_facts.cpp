@@ -3,6 +3,7 @@
 
 #include "autoschedule/inlining.h"
 #include "plan/buffer_sharing.h"
+#include "trapeze/error.h"
 
 #include <algorithm>
 #include <numeric>
@@ -155,6 +156,19 @@ bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
          std::find(facts.members.begin(), facts.members.end(), producer) != facts.members.end();
 }
 
+std::vector<int> dimension_votes(const plan::GroupGeometry& g, int from_last,
+                                 const std::vector<bool>& counted) {
+  TRAPEZE_ASSERT(counted.size() == g.stages.size(), "votes counted for another group");
+  std::vector<int> votes(g.common_dims(), 0);
+  for (std::size_t s = 0; s < g.stages.size(); ++s) {
+    const int k = g.stages[s]->dimensions() - 1 - from_last;
+    if (!counted[s] || k < 0) continue;
+    for (std::size_t c = 0; c < votes.size(); ++c)
+      if (g.stage_dim[s][c] == k) ++votes[c];
+  }
+  return votes;
+}
+
 GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& members,
                        bool inline_stages, double ops_per_byte) {
   GroupFacts facts;
@@ -243,12 +257,8 @@ GroupFacts group_facts(const PipelineModel& model, const std::vector<int>& membe
   }
   for (std::size_t c = 0; c < dims; ++c)
     if (seen[c]) facts.space[c] = std::max<std::int64_t>(1, hi[c] - lo[c] + 1);
-  std::vector<int> last_dims(dims, 0);
-  for (std::size_t s = 0; s < facts.members.size(); ++s) {
-    const int last = g.stages[s]->dimensions() - 1;
-    for (std::size_t c = 0; c < dims; ++c)
-      if (last >= 0 && g.stage_dim[s][c] == last) ++last_dims[c];
-  }
+  const std::vector<int> last_dims =
+      dimension_votes(g, 0, std::vector<bool>(facts.members.size(), true));
   for (std::size_t c = 0; c < dims; ++c)
     if (last_dims[c] >= last_dims[facts.inner]) facts.inner = c;
   facts.buffer_of = shared_buffers(model, facts);

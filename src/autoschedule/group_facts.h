@@ -90,6 +90,13 @@ bool produced_in_group(const PipelineModel& model, const GroupFacts& facts,
 std::vector<int> folded_into_reductions(const PipelineModel& model, const std::vector<int>& members,
                                         bool inline_stages);
 
+/// Per common dimension of `g`, how many of the stages marked in `counted`
+/// have there their dimension `from_last` places before their last (0:
+/// their innermost): where a group's rows run (GroupFacts::inner), and the
+/// dimension next out from them.
+std::vector<int> dimension_votes(const plan::GroupGeometry& g, int from_last,
+                                 const std::vector<bool>& counted);
+
 /// The facts of the group of `members` (sorted stage indices, at least one).
 /// `inline_stages`: run Alg. 3 (point-wise producers and the rest of paper
 /// 001 §5.1) to decide what is inlined, its rule (v) at `ops_per_byte`
