@@ -52,9 +52,9 @@ void add_machine_command(CLI::App& root, int& exit_code) {
                  m.vector_gathers ? "the CPU's vector gathers (the compiler's choice)"
                                   : "one scalar load a lane (measured faster than gathers)");
       fmt::print(
-          "L2 windows   a stencil whose rows' window spills the L1 runs at {:.2f} of its speed "
-          "within it{}\n",
-          m.l2_window_share, m.l2_window_share < 1 ? "" : " (or not measured)");
+          "row windows  a stencil in strips of whole rows, whose window spills the L1, runs at "
+          "{:.2f} of its speed in the same strips with rows cut short{}\n",
+          m.l2_window_share, m.l2_window_share < 1 ? "" : " (or faster, or not measured)");
       fmt::print("read from    {}\n", m.source);
     }
     exit_code = 0;

@@ -178,7 +178,7 @@ std::string autoschedule_report_text(const AutoScheduleReport& r) {
   const MachineModel& m = r.machine;
   out += fmt::format(
       "  machine      {} cores, L1 {} KiB, L2 {} KiB, L3 {} KiB, {}-byte vectors, {:g} ops/byte, "
-      "L2 windows at {:.2f} ({})\n",
+      "row windows at {:.2f} ({})\n",
       m.cores, m.l1_bytes / 1024, m.l2_bytes / 1024, m.l3_bytes / 1024, m.vector_bytes,
       m.ops_per_byte, m.l2_window_share, m.source);
   std::vector<std::string> estimates;

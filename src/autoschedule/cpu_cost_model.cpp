@@ -24,12 +24,13 @@ constexpr std::int64_t narrowest_innermost = 128;
 // strips and lose (docs/performance.md, "Strips where they recompute little").
 constexpr double strip_overlap_limit = 0.15;
 
-// Below this share (MachineModel::l2_window_share), a strip of whole rows
-// whose row window spills the L1 has its rows cut: an Intel Emerald Rapids
-// guest measured 0.6-0.8 and ran unsharp, blur and Harris 5-33% faster so;
-// the Zen guests' strips ran as fast as short tiles or faster
-// (docs/autoschedule.md, "Row windows").
-constexpr double slow_window_share = 0.85;
+// Below this share (MachineModel::l2_window_share: whole rows' speed over
+// the same strips' in rows cut short, measured), a strip of whole rows whose
+// row window spills the L1 has its rows cut: an Intel Emerald Rapids guest
+// ran unsharp, blur and Harris 5-33% faster so; a Zen 3 guest ran blur and
+// unsharp 12-14% slower so (docs/autoschedule.md, "Row windows"). The margin
+// below 1 is the probe's noise (two rounding steps).
+constexpr double slow_window_share = 0.9;
 
 // How far a tile's buffers, with their halos, may exceed the budget the
 // volume was sized for (the volume leaves the halos out).

@@ -2,16 +2,15 @@
 // read and written, timed against whole rows.
 #include "autoschedule/run_bandwidth_probe.h"
 
+#include "autoschedule/probe_threads.h"
+
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
-#include <system_error>
-#include <thread>
 
 namespace trapeze::autoschedule {
 
@@ -25,8 +24,6 @@ constexpr std::int64_t tile_bytes = 96 * 1024;
 constexpr int passes = 5;
 // The runs measured; whole rows are the reference.
 constexpr std::int64_t runs[] = {256, 512, 1024, 2048, 4096, 8192};
-
-using Clock = std::chrono::steady_clock;
 
 struct Image {
   float* data;
@@ -72,18 +69,7 @@ double stream(const Image& image, std::int64_t run, bool write, int threads) {
     }
     sink += sum; // keeps the reads
   };
-  const Clock::time_point start = Clock::now();
-  std::vector<std::thread> helpers;
-  try {
-    for (int i = 1; i < threads; ++i)
-      helpers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // The system is out of threads: the pass runs on those it got.
-  }
-  work();
-  for (std::thread& h : helpers)
-    h.join();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds = timed_on_threads(threads, work);
   return static_cast<double>(across * width * 4 * image.rows) / std::max(seconds, 1e-9);
 }
 

@@ -5,9 +5,10 @@
 //
 // The entry is <cache dir>/machine/<key>.json, the whole model; the key hashes
 // the CPU's model and flags and what MachineModel::host() read (cores, caches,
-// vectors), so a machine with other caches or another core count measures
-// again. An entry that does not load, or lacks a measured figure (written
-// before that figure was measured), is measured again and rewritten.
+// vectors) and what is measured, so a machine with other caches or another
+// core count, or a cache kept by earlier probes, measures again. An entry that does not load, or
+// lacks a measured figure (written before that figure was measured), is measured again and
+// rewritten.
 #include "autoschedule/gather_probe.h"
 #include "autoschedule/run_bandwidth_probe.h"
 #include "autoschedule/window_probe.h"
@@ -26,7 +27,10 @@ namespace trapeze {
 
 namespace {
 
-const char* const measured_what = "run bandwidth, gathers and L2 windows measured";
+// Part of the entry's key: an entry measured by earlier probes (the L2
+// windows were first timed over rows already in the L2, which misjudged the
+// Zen 3 guests) is not read, and this machine is measured again.
+const char* const measured_what = "run bandwidth, gathers and row windows measured";
 
 std::optional<MachineModel> read_kept(const std::string& path, const MachineModel& base) {
   std::string text;
@@ -51,7 +55,7 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   std::string path; // empty: no cache directory, this process's measurement only
   try {
     path = (std::filesystem::path(runtime::resolve_cache_dir(options)) / "machine" /
-            (runtime::hash128_hex(runtime::host_cpu() + base.to_json()) + ".json"))
+            (runtime::hash128_hex(runtime::host_cpu() + base.to_json() + measured_what) + ".json"))
                .string();
   } catch (const Error&) {
     // No cache directory ($HOME unset): measured for this process only.
@@ -84,7 +88,7 @@ MachineModel host_machine(const CompileOptions& options, bool remeasure) {
   MachineModel m = base;
   m.run_bandwidth = autoschedule::measure_run_bandwidth(m.cores, m.l3_bytes);
   m.vector_gathers = autoschedule::measure_vector_gathers();
-  m.l2_window_share = autoschedule::measure_l2_window_share(m.l1_bytes, m.l2_bytes);
+  m.l2_window_share = autoschedule::measure_l2_window_share(m.cores, m.l1_bytes, m.l3_bytes);
   m.source = base.source + " + " + measured_what;
   // The whole model (what `trapeze machine --json` prints): its other
   // fields are the key's, so reading it back changes only what was measured.

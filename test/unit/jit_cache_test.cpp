@@ -435,7 +435,7 @@ TEST(HostMachine, MeasuresItsRowRunsOnceAndKeepsThem) {
   const std::string name = *std::find_if(kept.begin(), kept.end(),
                                          [](const std::string& f) { return f.ends_with(".json"); });
   EXPECT_THAT(measured.source,
-              HasSubstr("run bandwidth, gathers and L2 windows measured (" + first.str()));
+              HasSubstr("run bandwidth, gathers and row windows measured (" + first.str()));
   // The whole model is kept, the gathers' verdict with it.
   EXPECT_EQ(
       MachineModel::from_json(read_text(first.path() / "machine" / name), MachineModel{}, "kept")
@@ -459,7 +459,7 @@ TEST(HostMachine, MeasuresItsRowRunsOnceAndKeepsThem) {
   EXPECT_EQ(read.run_bandwidth[0].write, 0.35);
   EXPECT_EQ(read.l2_window_share, 0.45);
 
-  // An entry kept before the L2 windows were measured is measured again:
+  // An entry kept before the row windows were measured is measured again:
   // the built-in default would stand in for the measurement.
   TempDir older;
   fs::create_directories(older.path() / "machine");
