@@ -49,31 +49,6 @@ bool reads_one_point_each(const analysis::EdgeDependence& edge) {
   return std::all_of(indexes.begin(), indexes.end(), [](bool b) { return b; });
 }
 
-// Every access reads a point of the producer that no other consumer point,
-// and no other access, reads: as reads_one_point_each, except that a
-// dimension the consumer does not index may hold several constants (a
-// consumer over (x, y) reading channels 0 and 1 of a stage over (c, x, y):
-// bilateral_grid's division of its two interpolated channels). The number
-// of points a consumer point reads, or 0 where the accesses are not so.
-std::int64_t points_read_apart(const analysis::EdgeDependence& edge) {
-  std::vector<bool> indexes(static_cast<std::size_t>(edge.consumer->dimensions()), false);
-  std::int64_t points = 1;
-  for (const analysis::DimDependence& d : edge.dims) {
-    if (d.parametric) return 0;
-    if (d.kind == analysis::DimDependenceKind::Constant) {
-      if (!d.min_offset.is_integer() || !d.max_offset.is_integer()) return 0;
-      points *= d.max_offset.num - d.min_offset.num + 1;
-      continue;
-    }
-    if (d.kind != analysis::DimDependenceKind::Aligned || d.consumer_dim < 0 ||
-        d.min_offset != d.max_offset)
-      return 0;
-    if (!d.scale.is_integer() || d.scale.num < 1 || !d.min_offset.is_integer()) return 0;
-    indexes[static_cast<std::size_t>(d.consumer_dim)] = true;
-  }
-  return std::all_of(indexes.begin(), indexes.end(), [](bool b) { return b; }) ? points : 0;
-}
-
 // A stencil's read: every dimension at the consumer's own index plus
 // constant offsets (no sampling, which moves the tiles' rows between scales).
 bool reads_at_own_scale(const analysis::EdgeDependence* edge) {
@@ -250,16 +225,6 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
         if (other != c && reaches(c, other)) return false;
     return true;
   };
-  // Rule (ii)'s other case: the one consumer, as the group was before any
-  // inlining reached m, reads several points of it per point, each read by
-  // no other point (points_read_apart; 0 where not so).
-  const auto one_consumer_reads_apart = [&](std::size_t m, const std::vector<std::size_t>& cs) {
-    if (cs.size() != 1 || !original[at(m, cs.front())]) return std::int64_t{0};
-    for (std::size_t p = 0; p < n; ++p)
-      if (consumes[at(m, p)] != original[at(m, p)]) return std::int64_t{0};
-    const analysis::EdgeDependence* edge = edge_between(model, members[m], members[cs.front()]);
-    return edge ? points_read_apart(*edge) : std::int64_t{0};
-  };
   const auto consumers_of = [&](std::size_t m) {
     std::vector<std::size_t> out;
     for (std::size_t c = 0; c < n; ++c)
@@ -317,12 +282,6 @@ std::vector<InlineDecision> choose_inlining(const PipelineModel& model,
         why = pointwise_reason(m, consumers);
       } else if (consumers.size() == 1 && read[at(m, consumers.front())] != Reads::Many) {
         why = "its one consumer reads one point of it per point";
-      } else if (const std::int64_t channels = one_consumer_reads_apart(m, consumers);
-                 channels > 1) {
-        why = fmt::format("its one consumer reads {} points of it per point, at constants of a "
-                          "dimension the consumer lacks (channels), so none twice: computed "
-                          "together, they share their arithmetic",
-                          channels);
       } else if (consumers.size() > 1 &&
                  std::equal(consumes.begin() + static_cast<std::ptrdiff_t>(at(m, 0)),
                             consumes.begin() + static_cast<std::ptrdiff_t>(at(m, n)),
