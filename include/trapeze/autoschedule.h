@@ -62,14 +62,15 @@ struct MachineModel {
   /// where those ran faster; the JIT then tells GCC not to gather).
   /// runtime's host_machine() measures it (docs/jit.md).
   bool vector_gathers = true;
-  /// How fast a stencil runs whose window of rows (those it reads again
-  /// from one row to the next) is too long for the L1 and comes back from
-  /// the L2, as a share of its speed over rows short enough for the L1
-  /// window: in (0, 1]. 1 (the built-in default): no slower, and dp runs
-  /// strips of whole rows however long their windows; below 0.85, dp cuts
-  /// such a strip's rows where rows of InnerMostTileSize bring its window
-  /// within the L1 (docs/autoschedule.md, "Row windows"). runtime's
-  /// host_machine() measures it.
+  /// How fast a stencil runs in strips of whole rows whose window of rows
+  /// (those it reads again from one row to the next) is too long for the L1
+  /// and comes back from the L2, as a share of its speed in the same strips
+  /// with their rows cut short enough for the L1 window, its image streamed
+  /// from memory either way: in (0, 1]. 1 (the built-in default): no
+  /// slower, and dp runs strips of whole rows however long their windows;
+  /// below 0.9, dp cuts such a strip's rows where rows of InnerMostTileSize
+  /// bring its window within the L1 (docs/autoschedule.md, "Row windows").
+  /// runtime's host_machine() measures it.
   double l2_window_share = 1;
   /// Where the figures came from: "sysfs", "cpuid", "built-in defaults", a
   /// file name, "command line", or several of these joined by " + ".

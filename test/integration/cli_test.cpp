@@ -460,7 +460,8 @@ TEST_F(Cli, BenchTimesAScheduleFileBesideTheSchedulers) {
   EXPECT_EQ(variants[1]["check"], "ok");
   EXPECT_EQ(variants[1]["times_ms"].size(), 2u);
   EXPECT_TRUE(j["geometric_mean"]["trapeze dp"]["speedup_over_naive"].is_null());
-  EXPECT_THAT(r.out, testing::ContainsRegex("trapeze dp +1\\.[0-9]+x +- +1"));
+  // Its ratio to the fastest row, whichever that was in two short repetitions.
+  EXPECT_THAT(r.out, testing::ContainsRegex("trapeze dp +[0-9]+\\.[0-9]+x +- +1"));
 
   // A schedule is one pipeline's: two apps, or a file of another app, fail clearly.
   const CliResult two = run("bench blur harris --small --reps 1 --schedule " + file.string());
