@@ -81,7 +81,9 @@ double measure_l2_window_share(int threads, std::int64_t l1_bytes, std::int64_t 
   // Twice the last-level cache each, so that the passes stream from memory.
   const std::int64_t bytes =
       std::clamp<std::int64_t>(2 * l3_bytes, std::int64_t{32} << 20, std::int64_t{128} << 20);
-  const std::int64_t rows = bytes / 4 / width;
+  // At least one strip, whatever the L1 (a huge one makes rows too wide for
+  // the block).
+  const std::int64_t rows = std::max(bytes / 4 / width, strip_rows + window_taps - 1);
   const std::size_t floats = static_cast<std::size_t>(width * rows);
   // Where the memory is not to be had, whole rows count as no slower (the
   // built-in default).
