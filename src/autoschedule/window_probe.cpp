@@ -96,7 +96,6 @@ double measure_l2_window_share(int threads, std::int64_t l1_bytes, std::int64_t 
   }
   const std::int64_t out_rows = rows - window_taps + 1;
   const std::int64_t strips = (out_rows + strip_rows - 1) / strip_rows;
-  threads = std::max(1, threads);
   // One pass in tiles of a strip's rows and `w` columns, taken in row-major
   // order by whichever thread is free (as the generated code hands them out).
   const auto pass = [&](std::int64_t w) {
@@ -111,7 +110,7 @@ double measure_l2_window_share(int threads, std::int64_t l1_bytes, std::int64_t 
     };
     return timed_on_threads(threads, work);
   };
-  pass(width); // every page touched by the stencil once
+  pass(width); // untimed: the threads and the kernel warmed up
   // The fastest of the passes: a shared machine's other work only ever slows
   // a pass down. Interleaved, so that a slow spell does not fall on one.
   double whole_rows = 1e30, cut_rows = 1e30;

@@ -4,11 +4,11 @@
 // move with the noise of a measurement.
 //
 // The entry is <cache dir>/machine/<key>.json, the whole model; the key hashes
-// the CPU's model and flags and what MachineModel::host() read (cores, caches,
+// the CPU's model and flags, what MachineModel::host() read (cores, caches,
 // vectors) and what is measured, so a machine with other caches or another
-// core count, or a cache kept by earlier probes, measures again. An entry that does not load, or
-// lacks a measured figure (written before that figure was measured), is measured again and
-// rewritten.
+// core count, or an entry kept by earlier probes, measures again. An entry
+// that does not load, or lacks a measured figure (written before that figure
+// was measured), is measured again and rewritten.
 #include "autoschedule/gather_probe.h"
 #include "autoschedule/run_bandwidth_probe.h"
 #include "autoschedule/window_probe.h"
